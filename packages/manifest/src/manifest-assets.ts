@@ -26,7 +26,7 @@ export async function checkAssets(value: unknown, sourceMap: SourceMap, dir: str
   if (!isRecord(value)) return report;
   const root = await realpath(dir);
   const add = (list: ManifestError[], path: PathSegment[], message: string) =>
-    list.push({ path: formatPath(path), ...sourceMap.valueAt(path), message });
+    list.push({ path: formatPath(path), ...sourceMap.valueAt(path), message: `\`${formatPath(path)}\`: ${message}` });
 
   const assets: { path: PathSegment[]; file: string; preview: boolean }[] = [];
   for (const field of ['script', 'icon'] as const) {

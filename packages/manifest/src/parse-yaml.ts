@@ -1,7 +1,7 @@
 import { isAlias, LineCounter, parseDocument, visit, type YAMLError } from 'yaml';
 import type { ManifestError } from './problem.js';
 import { SourceMap } from './source-map.js';
-import { MAX_MANIFEST_BYTES } from './vocabulary.js';
+import { MAX_FLOW_DEPTH, MAX_MANIFEST_BYTES } from './vocabulary.js';
 
 export type YamlResult = { ok: true; value: unknown; sourceMap: SourceMap } | { ok: false; errors: ManifestError[] };
 
@@ -19,6 +19,13 @@ export function parseYaml(text: string): YamlResult {
   if (size > MAX_MANIFEST_BYTES) {
     return fail(
       `the manifest is ${formatBytes(size)}; a manifest may be at most ${formatBytes(MAX_MANIFEST_BYTES)}: keep long text such as documentation out of it`,
+    );
+  }
+  const deepAt = flowDepthExceeded(text, MAX_FLOW_DEPTH);
+  if (deepAt !== undefined) {
+    return fail(
+      `the YAML is nested too deeply to be a manifest (more than ${MAX_FLOW_DEPTH} levels of [ ] or { }); flatten it`,
+      lineAndColumn(text, deepAt),
     );
   }
   const lineCounter = new LineCounter();
@@ -55,9 +62,11 @@ function yamlProblem(problem: YAMLError, text: string, sourceMap: SourceMap): Ma
   const found = text.slice(problem.pos[0], problem.pos[1]);
   let message: string;
   switch (problem.code) {
-    case 'DUPLICATE_KEY':
-      message = `the key ${found ? `"${found}" ` : ''}appears twice in the same mapping; keep one of them`;
+    case 'DUPLICATE_KEY': {
+      const key = /^("[^"\n]*"|'[^'\n]*'|[^:\n]+?)\s*:/.exec(text.slice(problem.pos[0]))?.[1] ?? found;
+      message = `the key ${key ? `${/^["']/.test(key) ? key : `"${key}"`} ` : ''}appears twice in the same mapping; keep one of them`;
       break;
+    }
     case 'MULTIPLE_DOCS':
       message = 'the manifest must be a single YAML document; remove the `---` separator and what follows it';
       break;
@@ -101,8 +110,37 @@ function dedupe(errors: ManifestError[]): ManifestError[] {
   });
 }
 
-function fail(message: string): YamlResult {
-  return { ok: false, errors: [{ path: '', line: 1, column: 1, message }] };
+function fail(message: string, position = { line: 1, column: 1 }): YamlResult {
+  return { ok: false, errors: [{ path: '', ...position, message }] };
+}
+
+/**
+ * The offset where flow collections (`[`, `{`) first nest deeper than `limit`, skipping quoted
+ * strings and comments; a linear scan that spares the parser (and its stack) absurd input.
+ */
+function flowDepthExceeded(text: string, limit: number): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return i;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x27) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x27; i++);
+    } else if (c === 0x23 && (i === 0 || text.charCodeAt(i - 1) <= 0x20)) {
+      while (i < text.length && text.charCodeAt(i) !== 0x0a) i++;
+    }
+  }
+  return undefined;
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
 }
 
 function firstSentence(message: string): string {

@@ -52,8 +52,11 @@ export function isValidIntegrationName(name: string): boolean {
   return NAME_PATTERN.test(name);
 }
 
-/** Manifests larger than this are refused before they are parsed. */
-export const MAX_MANIFEST_BYTES = 1024 * 1024;
+/** Manifests larger than this are refused before they are parsed (a rich manifest is under 20 KiB). */
+export const MAX_MANIFEST_BYTES = 256 * 1024;
+
+/** Flow collections (`[`, `{`) nested deeper than this are refused before they are parsed. */
+export const MAX_FLOW_DEPTH = 64;
 
 /** `summary` is measured in Unicode characters (code points), not bytes or UTF-16 units. */
 export const MAX_SUMMARY_CHARACTERS = 2048;
