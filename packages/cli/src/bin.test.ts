@@ -1,0 +1,63 @@
+/** The built `portico` binary, run as a user runs it (`npm test` builds it first). */
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { loadManifest } from '@portico/manifest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BASE } from '../../manifest/src/test-support/manifests.js';
+import { tempDir } from '../../manifest/src/test-support/temp-dir.js';
+
+const bin = new URL('../dist/bin.js', import.meta.url).pathname;
+const example = new URL('../../../examples/hello-world', import.meta.url).pathname;
+
+async function portico(args: string[], cwd = process.cwd()) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+beforeAll(() => {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (\`npm test\` does)`);
+});
+
+describe('the portico binary', () => {
+  it('prints its version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(await portico(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('exits 0 for a valid manifest and 1 for an invalid one', async () => {
+    expect((await portico(['check', example])).code).toBe(0);
+    const dir = await tempDir({ 'platform-manifest.yaml': `${BASE}titel: x\n` });
+    const result = await portico(['check', dir]);
+    expect(result).toMatchObject({
+      code: 1,
+      stdout:
+        'platform-manifest.yaml:8:1: unknown key `titel` at the top level of the manifest (did you mean "title"?)\n',
+    });
+  });
+
+  it('asks its questions in a real terminal', async () => {
+    const cwd = await tempDir();
+    // `script` runs the command on a pseudo-terminal and types the piped lines into it.
+    const result = spawnSync('script', ['-qec', `"${process.execPath}" "${bin}" new`, '/dev/null'], {
+      cwd,
+      input: 'tty-demo\n\nFrom a terminal\nacme\n',
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Name: .*Title \(Tty Demo\): .*Organization \(id or subdomain\)/s);
+    const manifest = await loadManifest(join(cwd, 'tty-demo'));
+    expect(manifest.ok && manifest.manifest).toMatchObject({
+      name: 'tty-demo',
+      description: 'From a terminal',
+      organization: 'acme',
+    });
+  });
+});

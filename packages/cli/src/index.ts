@@ -1,0 +1,4 @@
+export { type CheckOptions, check } from './commands/check.js';
+export { type NewOptions, newIntegration } from './commands/new.js';
+export type { Io } from './io.js';
+export { run } from './program.js';
