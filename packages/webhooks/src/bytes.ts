@@ -1,0 +1,38 @@
+/** Byte helpers on Uint8Array and Web APIs only, so this package runs in Node, workerd, Deno and Bun. */
+
+const encoder = new TextEncoder();
+
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
+/** The exact bytes of a body: strings are UTF-8 encoded, bytes are used as they are. */
+export function toBytes(body: RawBody): Uint8Array {
+  if (typeof body === 'string') return encoder.encode(body);
+  return body instanceof Uint8Array ? body : new Uint8Array(body);
+}
+
+export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let hex = '';
+  for (const byte of view) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/** The bytes of a hex string, or undefined when it is not hex of even length. */
+export function fromHex(hex: string): Uint8Array<ArrayBuffer> | undefined {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return undefined;
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+export { encoder };

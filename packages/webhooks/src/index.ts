@@ -1,0 +1,29 @@
+export { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
+export {
+  createWebhookReceiver,
+  DEFAULT_DEDUPE_SECONDS,
+  DEFAULT_MAX_BODY_BYTES,
+  type ReceiverOptions,
+  type WebhookEvent,
+  type WebhookReceiver,
+} from './receiver.js';
+export {
+  BASE_DELAY_MS,
+  classifyOutcome,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  JITTER_RATIO,
+  MAX_ATTEMPTS,
+  MAX_RETRIES,
+  type Outcome,
+  retryDelay,
+} from './retry-policy.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  type ParsedSignature,
+  parseSignatureHeader,
+  SIGNATURE_HEADER,
+  SIGNATURE_SCHEME,
+  sign,
+  type VerifyOptions,
+  verify,
+} from './signature.js';
