@@ -1,16 +1,48 @@
-// The entry script named by `script:` in platform-manifest.yaml. It is written against the
-// Portico SDK (@portico/runtime); `portico check` validates the manifest, not this file.
-import { createIntegration } from '@portico/runtime';
+// A component with state and actions (spec 2.4, 6.3): a greeting block whose buttons count
+// hellos. The greeting text comes from the installation's configuration.
+import { createComponent, createIntegration } from '@portico/runtime';
+
+type GreetingProps = { name?: string };
+type GreetingState = { count: number };
+
+const greeting = createComponent<GreetingProps, GreetingState>({
+  componentId: 'greeting',
+  initialState: () => ({ count: 0 }),
+  async action(element, action) {
+    switch (action.action) {
+      case 'say-hello':
+        return { state: { count: element.state.count + 1 } };
+      case 'reset':
+        return { state: { count: 0 } };
+      default:
+        return {};
+    }
+  },
+  async render(element, context) {
+    const text = String(context.environment.configuration.greeting ?? 'Hello');
+    const { count } = element.state;
+    return {
+      type: 'block',
+      children: [
+        { type: 'text', style: 'bold', children: `${text}, ${element.props.name ?? 'reader'}!` },
+        { type: 'text', children: count === 1 ? 'You said hello once.' : `You said hello ${count} times.` },
+        {
+          type: 'hstack',
+          children: [
+            { type: 'button', label: 'Say hello', style: 'primary', onPress: { action: 'say-hello' } },
+            { type: 'button', label: 'Reset', style: 'secondary', onPress: { action: 'reset' }, disabled: count === 0 },
+          ],
+        },
+      ],
+    };
+  },
+});
 
 export default createIntegration({
-  // The public endpoint (spec 4.2): acknowledge greetings quickly, do heavy work after.
-  async fetch(request) {
-    if (request.method !== 'POST') return new Response('Method not allowed', { status: 405 });
-    return Response.json({ received: true });
-  },
+  components: [greeting],
   events: {
     async installation_setup(event, context) {
-      console.log('installed with', context.environment.configuration, event.type);
+      console.log(`hello-world: installation ${context.environment.id} is ${event.status}`);
     },
   },
 });

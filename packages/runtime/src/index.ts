@@ -1,0 +1,34 @@
+export {
+  type ConfigurationUpdate,
+  createPlatformApi,
+  type InstallationInfo,
+  type PlatformApi,
+  PlatformApiError,
+} from './api-client.js';
+export {
+  type Component,
+  type ComponentDefinition,
+  type ComponentElement,
+  createComponent,
+  type Props,
+  type State,
+} from './component.js';
+export * from './contentkit.js';
+export * from './envelope.js';
+export { EnvelopeError, ExposableError, errorResponse } from './errors.js';
+export {
+  createIntegration,
+  type ExecutionContextLike,
+  type Integration,
+  type IntegrationDefinition,
+  type IntegrationDescriptor,
+} from './integration.js';
+export {
+  createOAuthHandler,
+  defaultExtractCredentials,
+  type OAuthConfig,
+  type OAuthCredentials,
+  OAuthError,
+  type OAuthTokenResponse,
+} from './oauth.js';
+export type * from './types.js';
