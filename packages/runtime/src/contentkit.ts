@@ -175,11 +175,14 @@ const httpUrl: Check = (value, path, errors) => {
 };
 const options: Check = (value, path, errors) => {
   if (!Array.isArray(value)) return void errors.push({ path, message: 'must be a list of { id, label }' });
-  value.forEach((option, i) => {
-    if (!isObject(option)) return void errors.push({ path: `${path}[${i}]`, message: 'must be { id, label }' });
+  for (const [i, option] of value.entries()) {
+    if (!isObject(option)) {
+      errors.push({ path: `${path}[${i}]`, message: 'must be { id, label }' });
+      continue;
+    }
     nonEmpty(option.id, `${path}[${i}].id`, errors);
     str(option.label, `${path}[${i}].label`, errors);
-  });
+  }
 };
 const stringOrStrings: Check = (value, path, errors) => {
   if (typeof value === 'string') return;
@@ -285,7 +288,9 @@ export function validateContentKit(tree: unknown): ContentKitError[] {
         errors.push({ path: at('children'), message: `must be a list of elements, not ${describe(children)}` });
         return;
       }
-      children.forEach((child, i) => visit(child, `${at('children')}[${i}]`, depth + 1, inline ? 'inline' : 'element'));
+      for (const [i, child] of children.entries()) {
+        visit(child, `${at('children')}[${i}]`, depth + 1, inline ? 'inline' : 'element');
+      }
     }
   };
   visit(tree, '', 0, 'root');

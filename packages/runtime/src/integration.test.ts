@@ -124,7 +124,12 @@ describe('events', () => {
     const waited: Promise<unknown>[] = [];
     const integration = createIntegration({
       events: {
-        space_content_updated: (_e, context) => context.waitUntil(work.then(() => void (done = true))),
+        space_content_updated: (_e, context) =>
+          context.waitUntil(
+            work.then(() => {
+              done = true;
+            }),
+          ),
       },
     });
     const response = await integration.fetch(
