@@ -180,7 +180,7 @@ export class TestPlatform {
   }
 
   /** Presses the button labelled `label` in a rendered component, as a user would. */
-  press(rendered: RenderResult, label: string): Promise<RenderResult> {
+  async press(rendered: RenderResult, label: string): Promise<RenderResult> {
     const button = findButton(rendered.element, label);
     if (button === undefined) {
       throw new Error(
