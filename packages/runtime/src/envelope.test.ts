@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope } from './envelope.js';
 import { EnvelopeError } from './errors.js';
@@ -35,6 +36,23 @@ describe('the envelope codec', () => {
     const body = new Uint8Array(256 * 4).map((_, i) => i % 256);
     const decoded = await decodeEnvelope(await envelopeRequest(event, { body }));
     expect(decoded.body).toEqual(body);
+  });
+
+  it('round-trips any bytes and any JSON, whatever they contain', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 2048 }), fc.jsonValue(), fc.string(), async (body, value, text) => {
+        const event = {
+          type: 'space_view',
+          eventId: text,
+          spaceId: '--\r\n--boundary',
+          extra: value,
+        } as unknown as PlatformEvent;
+        const decoded = await decodeEnvelope(await envelopeRequest(event, { body }));
+        expect(decoded.body).toEqual(body);
+        expect(decoded.event).toEqual(JSON.parse(JSON.stringify(event)));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('keeps an empty body apart from no body', async () => {

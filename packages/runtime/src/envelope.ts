@@ -39,27 +39,41 @@ export interface EncodedEnvelope {
 
 const encoder = new TextEncoder();
 
-/** The request body and headers of an envelope, to POST to the integration at `/v1`. */
+/**
+ * The request body and headers of an envelope, to POST to the integration at `/v1`.
+ * Written directly as RFC 7578 multipart (a random 128-bit boundary, each part with a
+ * filename and content type): several times faster than serialising a FormData, and read back
+ * by any standard multipart parser.
+ */
 export async function encodeEnvelope(envelope: Envelope): Promise<EncodedEnvelope> {
-  const form = new FormData();
-  form.append('event', new Blob([JSON.stringify(envelope.event)], { type: 'application/json' }), 'event.json');
-  form.append(
-    'environment',
-    new Blob([JSON.stringify(envelope.environment)], { type: 'application/json' }),
-    'environment.json',
-  );
-  if (envelope.body !== undefined) {
-    form.append(
-      'fetch-body',
-      new Blob([envelope.body as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
-      'body',
+  const boundary = `portico-${hex(crypto.getRandomValues(new Uint8Array(16)))}`;
+  const head = (name: string, filename: string, type: string) =>
+    encoder.encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
     );
+  const crlf = encoder.encode('\r\n');
+  const parts: Uint8Array[] = [
+    head('event', 'event.json', 'application/json'),
+    encoder.encode(JSON.stringify(envelope.event)),
+    crlf,
+    head('environment', 'environment.json', 'application/json'),
+    encoder.encode(JSON.stringify(envelope.environment)),
+    crlf,
+  ];
+  if (envelope.body !== undefined)
+    parts.push(head('fetch-body', 'body', 'application/octet-stream'), envelope.body, crlf);
+  parts.push(encoder.encode(`--${boundary}--\r\n`));
+  const body = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    body.set(part, offset);
+    offset += part.length;
   }
-  const response = new Response(form);
-  return {
-    headers: { 'content-type': response.headers.get('content-type') ?? 'multipart/form-data' },
-    body: new Uint8Array(await response.arrayBuffer()),
-  };
+  return { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body };
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /**

@@ -3,6 +3,8 @@
  * keyed with the UTF-8 bytes of the shared secret, so Stripe-style verifiers work as they are.
  * During a secret rotation the header carries one `v1=` per valid secret.
  */
+// `#hmac` is node:crypto in Node and WebCrypto elsewhere (package.json "imports").
+import { hmacSha256, hmacSha256Matches } from '#hmac';
 import { concat, encoder, fromHex, type RawBody, toBytes, toHex } from './bytes.js';
 
 export const SIGNATURE_HEADER = 'X-Platform-Signature';
@@ -20,23 +22,6 @@ export interface VerifyOptions {
 export interface ParsedSignature {
   timestamp: number;
   signatures: Uint8Array<ArrayBuffer>[];
-}
-
-const keys = new Map<string, Promise<CryptoKey>>();
-const MAX_CACHED_KEYS = 256;
-
-/** The HMAC key of a secret; imported keys are kept for the secrets most recently used. */
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (key === undefined) {
-    if (keys.size >= MAX_CACHED_KEYS) keys.delete(keys.keys().next().value as string);
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-      'sign',
-      'verify',
-    ]);
-    keys.set(secret, key);
-  }
-  return key;
 }
 
 function signedPayload(timestamp: number, body: RawBody): Uint8Array<ArrayBuffer> {
@@ -58,8 +43,7 @@ export async function sign(secret: string | readonly string[], rawBody: RawBody,
   const payload = signedPayload(t, rawBody);
   const parts = [`t=${t}`];
   for (const s of secrets) {
-    const mac = await crypto.subtle.sign('HMAC', await hmacKey(s), payload);
-    parts.push(`${SIGNATURE_SCHEME}=${toHex(mac)}`);
+    parts.push(`${SIGNATURE_SCHEME}=${toHex(await hmacSha256(s, payload))}`);
   }
   return parts.join(',');
 }
@@ -89,8 +73,8 @@ export function parseSignatureHeader(header: string | null | undefined): ParsedS
 /**
  * True when `header` carries a `v1` signature of `rawBody` made with `secret` (or any of several
  * secrets) at a time within the tolerance. It checks the exact bytes given: verify the raw body
- * before parsing it. Every failure, including an exception, answers false. The comparison is
- * WebCrypto's HMAC verify, which takes constant time.
+ * before parsing it. Every failure, including an exception, answers false. Signatures are
+ * compared in constant time.
  */
 export async function verify(
   secret: string | readonly string[],
@@ -108,9 +92,8 @@ export async function verify(
     const secrets = typeof secret === 'string' ? [secret] : secret;
     for (const s of secrets) {
       if (typeof s !== 'string' || s === '') continue;
-      const key = await hmacKey(s);
       for (const signature of parsed.signatures) {
-        if (await crypto.subtle.verify('HMAC', key, signature, payload)) return true;
+        if (await hmacSha256Matches(s, payload, signature)) return true;
       }
     }
     return false;
