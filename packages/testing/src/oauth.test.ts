@@ -5,7 +5,7 @@
 
 import { loadManifest, type Manifest } from '@portico/manifest';
 import oauthConnect from '@portico-examples/oauth-connect';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestPlatform, type TestPlatform } from './test-platform.js';
 import { authorizeInBrowser, listenOAuthProvider, type RunningProvider } from './test-support/oauth-provider.js';
 
@@ -16,6 +16,17 @@ beforeAll(async () => {
   const loaded = await loadManifest(new URL('../../../examples/oauth-connect', import.meta.url).pathname);
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
   manifest = loaded.manifest;
+});
+
+beforeEach(() => {
+  // oidc-provider announces its development defaults (in-memory adapter, dev keys) on each start.
+  for (const method of ['warn', 'info', 'log'] as const) {
+    const original = console[method].bind(console);
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider ')) return;
+      original(...args);
+    });
+  }
 });
 
 afterEach(async () => {
