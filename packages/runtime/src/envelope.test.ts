@@ -134,21 +134,23 @@ describe('the envelope codec', () => {
     );
   });
 
-  it('refuses a part over its size limit with 413', async () => {
+  it('refuses a part over its size limit with 400 envelope_too_large', async () => {
     const big = { ...event, padding: 'x'.repeat(2000) } as PlatformEvent;
     const request = await envelopeRequest(big);
     const error = await decodeEnvelope(request, { maxJsonPartBytes: 1000 }).catch((e: unknown) => e);
     expect(error).toMatchObject({
-      status: 413,
+      status: 400,
+      code: 'envelope_too_large',
       message: expect.stringMatching(/`event` part is larger than 1000 bytes/),
     });
   });
 
-  it('refuses a body over the limit with 413', async () => {
+  it('refuses a body over the limit with 400 envelope_too_large', async () => {
     const request = await envelopeRequest(event, { body: new Uint8Array(5000) });
     const error = await decodeEnvelope(request, { maxBodyBytes: 4000 }).catch((e: unknown) => e);
     expect(error).toMatchObject({
-      status: 413,
+      status: 400,
+      code: 'envelope_too_large',
       message: expect.stringMatching(/`fetch-body` part is 5000 bytes; the limit is 4000/),
     });
   });
@@ -160,6 +162,6 @@ describe('the envelope codec', () => {
       body: new Uint8Array(3 * 1024 * 1024),
     });
     const error = await decodeEnvelope(huge, { maxJsonPartBytes: 1024, maxBodyBytes: 1024 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 413, code: 'envelope_too_large' });
+    expect(error).toMatchObject({ status: 400, code: 'envelope_too_large' });
   });
 });

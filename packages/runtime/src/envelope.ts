@@ -77,9 +77,10 @@ function hex(bytes: Uint8Array): string {
 }
 
 /**
- * Reads an envelope from a request. Throws EnvelopeError (400, or 413 over the limits) for a
- * body that is not multipart/form-data, malformed multipart, a missing `event` or
- * `environment` part, a part that is not a JSON object, or an event without a `type`.
+ * Reads an envelope from a request. Throws EnvelopeError (400) for a body that is not
+ * multipart/form-data, malformed multipart, a missing `event` or `environment` part, a part that
+ * is not a JSON object, an event without a `type`, or a part over the size limits (code
+ * `envelope_too_large`; reading stops at the limit).
  */
 export async function decodeEnvelope(request: Request, limits: Partial<EnvelopeLimits> = {}): Promise<Envelope> {
   const { maxJsonPartBytes, maxBodyBytes } = { ...DEFAULT_ENVELOPE_LIMITS, ...limits };
@@ -91,7 +92,7 @@ export async function decodeEnvelope(request: Request, limits: Partial<EnvelopeL
   }
   const total = 2 * maxJsonPartBytes + maxBodyBytes + MULTIPART_OVERHEAD_BYTES;
   const raw = await readAtMost(request, total);
-  if (raw === undefined) throw new EnvelopeError(`the envelope is larger than ${total} bytes`, 413);
+  if (raw === undefined) throw new EnvelopeError(`the envelope is larger than ${total} bytes`, 'envelope_too_large');
 
   let form: FormData;
   try {
@@ -111,7 +112,10 @@ export async function decodeEnvelope(request: Request, limits: Partial<EnvelopeL
   if (bodyPart !== null) {
     body = typeof bodyPart === 'string' ? encoder.encode(bodyPart) : new Uint8Array(await bodyPart.arrayBuffer());
     if (body.length > maxBodyBytes) {
-      throw new EnvelopeError(`the \`fetch-body\` part is ${body.length} bytes; the limit is ${maxBodyBytes}`, 413);
+      throw new EnvelopeError(
+        `the \`fetch-body\` part is ${body.length} bytes; the limit is ${maxBodyBytes}`,
+        'envelope_too_large',
+      );
     }
   }
   return {
@@ -126,7 +130,7 @@ async function jsonPart(form: FormData, name: string, maxBytes: number): Promise
   if (part === null) throw new EnvelopeError(`the envelope has no \`${name}\` part`);
   const text = typeof part === 'string' ? part : await part.text();
   if (encoder.encode(text).length > maxBytes) {
-    throw new EnvelopeError(`the \`${name}\` part is larger than ${maxBytes} bytes`, 413);
+    throw new EnvelopeError(`the \`${name}\` part is larger than ${maxBytes} bytes`, 'envelope_too_large');
   }
   let value: unknown;
   try {

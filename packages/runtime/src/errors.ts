@@ -32,8 +32,8 @@ export class ExposableError extends Error {
 
 /** A request that is not a valid envelope (malformed multipart, a missing or invalid part). */
 export class EnvelopeError extends ExposableError {
-  constructor(message: string, status = 400) {
-    super(message, status, status === 413 ? 'envelope_too_large' : 'invalid_envelope');
+  constructor(message: string, code: 'invalid_envelope' | 'envelope_too_large' = 'invalid_envelope') {
+    super(message, 400, code);
     this.name = 'EnvelopeError';
   }
 }
