@@ -13,9 +13,12 @@ import type { PlatformEvent } from './types.js';
 
 const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
 
-async function bundle(entry: string): Promise<string> {
+/** One ESM file for workerd, from a file or from source text (resolved from the examples folder). */
+async function bundle(input: { entry: string } | { source: string }): Promise<string> {
   const result = await build({
-    entryPoints: [entry],
+    ...('entry' in input
+      ? { entryPoints: [input.entry] }
+      : { stdin: { contents: input.source, resolveDir: examples, loader: 'ts' as const } }),
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -77,7 +80,7 @@ describe('@portico/runtime in workerd', () => {
 
   beforeAll(async () => {
     const entry = `${examples}hello-world/src/index.ts`;
-    miniflare = new Miniflare({ modules: true, script: await bundle(entry), compatibilityDate: '2025-09-01' });
+    miniflare = new Miniflare({ modules: true, script: await bundle({ entry }), compatibilityDate: '2025-09-01' });
     node = (await import('@portico-examples/hello-world')).default;
   }, 60_000);
   afterAll(() => miniflare?.dispose());
