@@ -1,0 +1,369 @@
+/**
+ * The HTTP API (DESIGN.md's contract table): Hono with route definitions that validate each
+ * request and generate the OpenAPI 3.1 document at /v1/openapi.json, so the two cannot drift.
+ * Errors are `{ error: { code, message } }` with a 4xx/5xx status.
+ */
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { readAtMost } from '@portico/runtime';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors.js';
+import { authenticate, requireAdmin } from '../services/auth.js';
+import type { Principal, ServiceContext } from '../services/context.js';
+import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
+import {
+  getInstallation,
+  installForOrganization,
+  installInto,
+  patchConfiguration,
+  rotateToken,
+  setPaused,
+  statusHistory,
+  uninstall,
+} from '../services/installations.js';
+import { getIntegration, publish } from '../services/integrations.js';
+import { bearer, errorResponses, jsonAnswer, jsonBody } from './route.js';
+import * as S from './schemas.js';
+import { describeValidationError } from './validation-error.js';
+
+export interface AppOptions {
+  ctx: ServiceContext;
+  adminToken: string;
+  logger?: Logger | undefined;
+  version: string;
+}
+
+/** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const PUBLISH_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+const tags = {
+  directory: ['Organizations and users'],
+  integrations: ['Integrations'],
+  installations: ['Installations'],
+};
+
+export function createApp(options: AppOptions) {
+  const { ctx, adminToken } = options;
+  const app = new OpenAPIHono({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        return c.json(
+          { error: { code: 'invalid_request', message: describeValidationError(result.target, result.error) } },
+          400,
+        );
+      }
+    },
+  });
+  const principal = (c: Context): Promise<Principal> => authenticate(ctx, adminToken, c.req.header('authorization'));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    options.logger?.info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  app.use('*', async (c, next) => {
+    const limit = c.req.path === '/v1/integrations' ? PUBLISH_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (declared > limit)
+      throw new ApiError(
+        413,
+        'payload_too_large',
+        `the body is ${declared} bytes; the limit for this route is ${limit}`,
+      );
+    if (c.req.raw.body !== null && c.req.header('content-length') === undefined) {
+      // A body of unknown length (chunked) is read here, up to the limit, so no route reads more.
+      const bytes = await readAtMost(c.req.raw, limit);
+      if (bytes === undefined)
+        throw new ApiError(
+          413,
+          'payload_too_large',
+          `the body is larger than the limit for this route, ${limit} bytes`,
+        );
+      c.req.raw = new Request(c.req.raw, { body: bytes });
+    }
+    await next();
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) {
+      return c.json({ error: { code: error.code, message: error.message, ...error.details } }, error.status as 400);
+    }
+    if (error instanceof HTTPException) {
+      const code =
+        error.status === 415 ? 'unsupported_media_type' : error.status === 400 ? 'invalid_json' : 'bad_request';
+      const message =
+        error.status === 415
+          ? 'send the body as JSON with Content-Type: application/json'
+          : error.status === 400
+            ? `the body is not valid JSON: ${error.message}`
+            : error.message;
+      return c.json({ error: { code, message } }, error.status);
+    }
+    if (isUniqueViolation(error)) {
+      return c.json(
+        { error: { code: 'conflict', message: 'it already exists (a concurrent request created it first)' } },
+        409,
+      );
+    }
+    options.logger?.error({ err: error, path: c.req.path }, 'unhandled error');
+    return c.json({ error: { code: 'internal', message: 'the server failed; the error is in its log' } }, 500);
+  });
+
+  app.notFound((c) =>
+    c.json(
+      { error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /v1/openapi.json` } },
+      404,
+    ),
+  );
+
+  app.get('/healthz', async (c) => c.json({ ok: true }));
+
+  // Organizations, spaces, sites, users, memberships (the operator syncs them in).
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/orgs',
+      summary: 'Create an organization (operator)',
+      tags: tags.directory,
+      security: bearer,
+      request: { body: jsonBody(S.OrganizationInput) },
+      responses: { 201: jsonAnswer(S.Organization), ...errorResponses },
+    }),
+    async (c) => {
+      requireAdmin(await principal(c));
+      return c.json(await createOrganization(ctx, c.req.valid('json')), 201);
+    },
+  );
+
+  for (const kind of ['spaces', 'sites'] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/orgs/{org}/${kind}`,
+        summary: `Create a ${kind === 'spaces' ? 'space' : 'site'} in an organization (operator)`,
+        tags: tags.directory,
+        security: bearer,
+        request: { params: z.object({ org: S.Id }), body: jsonBody(S.PlaceInput) },
+        responses: { 201: jsonAnswer(S.Place), ...errorResponses },
+      }),
+      async (c) => {
+        requireAdmin(await principal(c));
+        return c.json(await createPlace(ctx, kind, c.req.valid('param').org, c.req.valid('json')), 201);
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/users',
+      summary: 'Create a user and their API token (operator); the token is shown only here',
+      tags: tags.directory,
+      security: bearer,
+      request: { body: jsonBody(S.UserInput) },
+      responses: { 201: jsonAnswer(S.UserCreated), ...errorResponses },
+    }),
+    async (c) => {
+      requireAdmin(await principal(c));
+      return c.json(await createUser(ctx, c.req.valid('json')), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/v1/orgs/{org}/members/{user}',
+      summary: 'Make a user a member (or admin) of an organization (operator)',
+      tags: tags.directory,
+      security: bearer,
+      request: {
+        params: z.object({ org: S.Id, user: S.Id }),
+        body: { ...jsonBody(S.MembershipInput), required: false },
+      },
+      responses: { 200: jsonAnswer(S.Membership), ...errorResponses },
+    }),
+    async (c) => {
+      requireAdmin(await principal(c));
+      const { org, user } = c.req.valid('param');
+      const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? {} : c.req.valid('json');
+      return c.json(await setMembership(ctx, org, user, body.role ?? 'member'), 200);
+    },
+  );
+
+  // Integrations.
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/integrations',
+      summary: 'Publish an integration, or a new version of one of your organization’s',
+      tags: tags.integrations,
+      security: bearer,
+      request: { body: jsonBody(S.PublishInput) },
+      responses: { 201: jsonAnswer(S.Published), ...errorResponses },
+    }),
+    async (c) => c.json(await publish(ctx, await principal(c), c.req.valid('json')), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/integrations/{name}',
+      summary: 'Read an integration (its manifest without secrets)',
+      tags: tags.integrations,
+      security: bearer,
+      request: { params: z.object({ name: z.string() }), query: z.object({ shareToken: z.string().optional() }) },
+      responses: { 200: jsonAnswer(S.Integration), ...errorResponses },
+    }),
+    async (c) =>
+      c.json(
+        await getIntegration(ctx, await principal(c), c.req.valid('param').name, c.req.valid('query').shareToken),
+        200,
+      ),
+  );
+
+  // Installations.
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/orgs/{org}/installations',
+      summary: 'Install an integration in an organization',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ org: S.Id }), body: jsonBody(S.InstallInput) },
+      responses: { 201: jsonAnswer(S.Installation), ...errorResponses },
+    }),
+    async (c) =>
+      c.json(await installForOrganization(ctx, await principal(c), c.req.valid('param').org, c.req.valid('json')), 201),
+  );
+
+  for (const type of ['space', 'site'] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/installations/{id}/${type}s/{target}`,
+        summary: `Install into a ${type}, below the organization-level installation`,
+        tags: tags.installations,
+        security: bearer,
+        request: { params: z.object({ id: z.string(), target: S.Id }) },
+        responses: { 201: jsonAnswer(S.Installation), ...errorResponses },
+      }),
+      async (c) => {
+        const { id, target } = c.req.valid('param');
+        return c.json(await installInto(ctx, await principal(c), id, { type, id: target }), 201);
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}',
+      summary: 'Read an installation',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: jsonAnswer(S.Installation), ...errorResponses },
+    }),
+    async (c) => c.json(await getInstallation(ctx, await principal(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/v1/installations/{id}/configuration',
+      summary: 'Merge properties into the configuration; validates, updates the status, owes the setup event',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(S.ConfigurationPatch) },
+      responses: { 200: jsonAnswer(S.ConfigurationResult), ...errorResponses },
+    }),
+    async (c) =>
+      c.json(await patchConfiguration(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+
+  for (const action of ['pause', 'resume'] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/installations/{id}/${action}`,
+        summary:
+          action === 'pause' ? 'Pause: no events, the public endpoint answers 503' : 'Resume a paused installation',
+        tags: tags.installations,
+        security: bearer,
+        request: { params: z.object({ id: z.string() }) },
+        responses: { 200: jsonAnswer(S.Installation), ...errorResponses },
+      }),
+      async (c) => c.json(await setPaused(ctx, await principal(c), c.req.valid('param').id, action === 'pause'), 200),
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}/status-history',
+      summary: 'Every status change of the installation, with its time and cause',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: jsonAnswer(z.array(S.StatusChange)), ...errorResponses },
+    }),
+    async (c) => c.json(await statusHistory(ctx, await principal(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/token/rotate',
+      summary: 'Revoke the installation’s API token and mint a new one',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 204: { description: 'Rotated' }, ...errorResponses },
+    }),
+    async (c) => {
+      await rotateToken(ctx, await principal(c), c.req.valid('param').id);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/installations/{id}',
+      summary: 'Uninstall (and the space and site installations below it); its tokens stop working',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 204: { description: 'Removed' }, ...errorResponses },
+    }),
+    async (c) => {
+      await uninstall(ctx, await principal(c), c.req.valid('param').id);
+      return c.body(null, 204);
+    },
+  );
+
+  app.doc31('/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Portico API', version: options.version, description: 'The Portico integration platform API' },
+  });
+
+  return app;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

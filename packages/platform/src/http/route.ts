@@ -1,0 +1,30 @@
+import type { z } from '@hono/zod-openapi';
+import { ErrorBody } from './schemas.js';
+
+const ERRORS = {
+  400: 'The request is not valid: the message says what to fix',
+  401: 'No token, or a token that is not valid',
+  403: 'The token may not do this',
+  404: 'Something named in the path does not exist (or is not visible to this token)',
+  409: 'It conflicts with what exists',
+  413: 'The body is larger than the limit',
+} as const;
+
+const errorResponse = { content: { 'application/json': { schema: ErrorBody } } };
+
+/** The documented error answers every route may give. */
+export const errorResponses = Object.fromEntries(
+  Object.entries(ERRORS).map(([status, description]) => [status, { description, ...errorResponse }]),
+) as Record<keyof typeof ERRORS, { description: string } & typeof errorResponse>;
+
+/** A JSON request body. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { content: { 'application/json': { schema } }, required: true } as const;
+}
+
+/** A JSON success answer. */
+export function jsonAnswer<T extends z.ZodType>(schema: T, description = 'OK') {
+  return { description, content: { 'application/json': { schema } } } as const;
+}
+
+export const bearer = [{ bearer: [] }];

@@ -1,0 +1,72 @@
+/** Validating installation configuration against the integration's configuration schema. */
+import { type ConfigurationLevel, configurationSchema, type Manifest } from '@portico/manifest';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+
+export type Configuration = Record<string, unknown>;
+export interface ConfigurationError {
+  path: string;
+  message: string;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const validators = new Map<string, ValidateFunction>();
+
+/** The schema level of a target: `account` for organization installations, `site` for spaces and sites. */
+export function levelOf(target: 'organization' | 'space' | 'site'): ConfigurationLevel {
+  return target === 'organization' ? 'account' : 'site';
+}
+
+/** Validation problems of `configuration`, with dotted paths and messages a person can act on. */
+export function validateConfiguration(
+  cacheKey: string,
+  manifest: Manifest,
+  level: ConfigurationLevel,
+  configuration: Configuration,
+): ConfigurationError[] {
+  const key = `${cacheKey}:${level}`;
+  let validate = validators.get(key);
+  if (validate === undefined) {
+    validate = ajv.compile(configurationSchema(manifest, level));
+    validators.set(key, validate);
+  }
+  if (validate(configuration)) return [];
+  return (validate.errors ?? []).map((error) => {
+    const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    switch (error.keyword) {
+      case 'required':
+        return {
+          path: String(error.params.missingProperty),
+          message: `\`${error.params.missingProperty}\` is required`,
+        };
+      case 'additionalProperties':
+        return {
+          path: String(error.params.additionalProperty),
+          message: `\`${error.params.additionalProperty}\` is not a property of this integration's ${level} configuration`,
+        };
+      case 'enum':
+        return { path, message: `\`${path}\` must be one of ${(error.params.allowedValues as unknown[]).join(', ')}` };
+      default:
+        return { path, message: `\`${path}\` ${error.message ?? 'is not valid'}` };
+    }
+  });
+}
+
+/** The configuration a new installation starts with: the `default` of every property that has one. */
+export function defaultConfiguration(manifest: Manifest, level: ConfigurationLevel): Configuration {
+  const properties = manifest.configurations?.[level]?.properties ?? {};
+  return Object.fromEntries(
+    Object.entries(properties).flatMap(([name, property]) =>
+      'default' in property && property.default !== undefined ? [[name, property.default]] : [],
+    ),
+  );
+}
+
+/** A merge patch at the top level: a property set to null is removed, others replace. */
+export function mergeConfiguration(current: Configuration, patch: Configuration): Configuration {
+  const next = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}

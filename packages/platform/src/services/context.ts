@@ -1,0 +1,22 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.js';
+import type { SecretBox } from './secret-box.js';
+
+/** What every service needs: the database, the secret box, and a clock (Unix ms). */
+export interface ServiceContext {
+  db: Kysely<Database>;
+  dialect: 'sqlite' | 'postgres';
+  box: SecretBox;
+  now: () => number;
+  /** Base URL under which installations' public endpoints live, e.g. `http://127.0.0.1:8787`. */
+  publicUrl: string;
+}
+
+/** Who is calling: the operator, a user, or an installation (its integration). */
+export type Principal =
+  | { kind: 'admin' }
+  | { kind: 'user'; userId: string }
+  | { kind: 'installation'; installationId: string; scopes: string[] };
+
+/** Ids given by the operator: letters, digits, `_`, `-`, `.`; 1 to 64 characters. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

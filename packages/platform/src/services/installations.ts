@@ -1,0 +1,433 @@
+/**
+ * Installations and their lifecycle (spec 2.1, 3; DESIGN.md "Status"): installing at organization
+ * level and into spaces and sites, configuration edits, pause and resume, uninstalling, and the
+ * installation tokens. Every change runs in one transaction with the status change it causes
+ * and the setup event it owes (the outbox).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Manifest } from '@portico/manifest';
+import type { Transaction } from 'kysely';
+import { badRequest, conflict, forbidden, notFound } from '../errors.js';
+import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
+import { requireMember } from './auth.js';
+import {
+  type Configuration,
+  type ConfigurationError,
+  defaultConfiguration,
+  levelOf,
+  mergeConfiguration,
+  validateConfiguration,
+} from './configuration.js';
+import type { Principal, ServiceContext } from './context.js';
+import { getOrganization } from './directory.js';
+import { loadIntegration } from './integrations.js';
+import { hashToken, newId, newToken } from './tokens.js';
+
+type Row = Database['installations'];
+
+const SETUP_EVENT: Record<TargetType, string> = {
+  organization: 'installation_setup',
+  space: 'space_installation_setup',
+  site: 'site_installation_setup',
+};
+
+export interface InstallationView {
+  id: string;
+  integration: string;
+  organization: string;
+  target: { type: TargetType; id: string };
+  parentId: string | null;
+  status: InstallationStatus;
+  configuration: Configuration;
+  urls: { publicEndpoint: string };
+  createdAt: string;
+}
+
+export function view(ctx: ServiceContext, row: Row): InstallationView {
+  return {
+    id: row.id,
+    integration: row.integration_name,
+    organization: row.organization_id,
+    target: { type: row.target_type, id: row.target_id },
+    parentId: row.parent_id,
+    status: row.status,
+    configuration: JSON.parse(row.configuration),
+    urls: { publicEndpoint: `${ctx.publicUrl}/v1/installations/${row.id}/public` },
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+async function manifestOf(ctx: ServiceContext, integration: string): Promise<{ manifest: Manifest; cacheKey: string }> {
+  const { row, manifest } = await loadIntegration(ctx, integration);
+  return { manifest, cacheKey: `${row.name}@${row.latest_version}` };
+}
+
+export async function installForOrganization(
+  ctx: ServiceContext,
+  principal: Principal,
+  organizationId: string,
+  input: { integration: string; shareToken?: string | undefined },
+): Promise<InstallationView> {
+  if (principal.kind === 'installation') throw forbidden('an installation token cannot install integrations');
+  await getOrganization(ctx, organizationId);
+  await requireMember(ctx, principal, organizationId);
+  const { row: integration, manifest } = await loadIntegration(ctx, input.integration).catch(() => {
+    throw notFound(`the integration ${input.integration}`);
+  });
+  const own = integration.organization_id === organizationId;
+  if (!own && integration.visibility === 'private') {
+    // A private integration is invisible to other organizations.
+    throw notFound(`the integration ${input.integration}`);
+  }
+  if (!own && integration.visibility === 'unlisted' && input.shareToken !== integration.share_token) {
+    throw forbidden(
+      `the integration ${input.integration} is unlisted: install it through its share link (send its shareToken)`,
+    );
+  }
+  const cacheKey = `${integration.name}@${integration.latest_version}`;
+  return create(ctx, principal, {
+    integration: integration.name,
+    organizationId,
+    target: { type: 'organization', id: organizationId },
+    parentId: null,
+    manifest,
+    cacheKey,
+  });
+}
+
+export async function installInto(
+  ctx: ServiceContext,
+  principal: Principal,
+  parentId: string,
+  target: { type: 'space' | 'site'; id: string },
+): Promise<InstallationView> {
+  if (principal.kind === 'installation') throw forbidden('an installation token cannot install integrations');
+  const parent = await load(ctx, parentId);
+  await requireMember(ctx, principal, parent.organization_id);
+  if (parent.target_type !== 'organization') {
+    throw badRequest(
+      'not_an_organization_installation',
+      `install into a ${target.type} through the organization-level installation, not ${parentId}`,
+    );
+  }
+  const place = await ctx.db
+    .selectFrom(target.type === 'space' ? 'spaces' : 'sites')
+    .select(['id', 'organization_id'])
+    .where('id', '=', target.id)
+    .executeTakeFirst();
+  if (!place) throw notFound(`the ${target.type} ${target.id}`);
+  if (place.organization_id !== parent.organization_id) {
+    throw forbidden(
+      `the ${target.type} ${target.id} belongs to another organization than the installation ${parentId}`,
+    );
+  }
+  const { manifest, cacheKey } = await manifestOf(ctx, parent.integration_name);
+  return create(ctx, principal, {
+    integration: parent.integration_name,
+    organizationId: parent.organization_id,
+    target,
+    parentId,
+    manifest,
+    cacheKey,
+  });
+}
+
+async function create(
+  ctx: ServiceContext,
+  principal: Principal,
+  input: {
+    integration: string;
+    organizationId: string;
+    target: { type: TargetType; id: string };
+    parentId: string | null;
+    manifest: Manifest;
+    cacheKey: string;
+  },
+): Promise<InstallationView> {
+  const level = levelOf(input.target.type);
+  const configuration = defaultConfiguration(input.manifest, level);
+  const errors = validateConfiguration(input.cacheKey, input.manifest, level, configuration);
+  const status: InstallationStatus = errors.length === 0 ? 'active' : 'pending';
+  const now = ctx.now();
+  const row: Row = {
+    id: newId('inst'),
+    integration_name: input.integration,
+    organization_id: input.organizationId,
+    target_type: input.target.type,
+    target_id: input.target.id,
+    parent_id: input.parentId,
+    status,
+    configuration: JSON.stringify(configuration),
+    installation_key: ctx.box.seal(randomBytes(32).toString('base64url')),
+    created_by: principal.kind === 'user' ? principal.userId : 'operator',
+    created_at: now,
+    updated_at: now,
+    uninstalled_at: null,
+  };
+  await ctx.db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom('installations')
+      .select('id')
+      .where('integration_name', '=', input.integration)
+      .where('target_type', '=', input.target.type)
+      .where('target_id', '=', input.target.id)
+      .where('uninstalled_at', 'is', null)
+      .executeTakeFirst();
+    if (existing)
+      throw conflict(
+        `${input.integration} is already installed in this ${input.target.type} (installation ${existing.id})`,
+      );
+    await trx.insertInto('installations').values(row).execute();
+    await recordStatus(trx, row.id, null, status, 'installed', now);
+    await mintToken(ctx, trx, row.id, input.manifest.scopes);
+    await owe(trx, row, 'installed', now);
+  });
+  return view(ctx, row);
+}
+
+/** Records a status change with its time and cause. */
+async function recordStatus(
+  trx: Transaction<Database>,
+  installationId: string,
+  from: InstallationStatus | null,
+  to: InstallationStatus,
+  cause: string,
+  at: number,
+) {
+  await trx
+    .insertInto('installation_status_changes')
+    .values({ installation_id: installationId, from_status: from, to_status: to, cause, at })
+    .execute();
+}
+
+/** Writes the setup event this change owes the installation into the outbox. */
+async function owe(trx: Transaction<Database>, row: Row, cause: string, at: number) {
+  const event = {
+    type: SETUP_EVENT[row.target_type],
+    installationId: row.id,
+    ...(row.target_type === 'space' ? { spaceId: row.target_id } : {}),
+    ...(row.target_type === 'site' ? { siteId: row.target_id } : {}),
+    cause,
+  };
+  await trx
+    .insertInto('outbox')
+    .values({ installation_id: row.id, event: JSON.stringify(event), created_at: at, dispatched_at: null })
+    .execute();
+}
+
+async function mintToken(
+  ctx: ServiceContext,
+  trx: Transaction<Database>,
+  installationId: string,
+  scopes: readonly string[],
+) {
+  const token = newToken('installation');
+  await trx
+    .insertInto('installation_tokens')
+    .values({
+      token_hash: hashToken(token),
+      installation_id: installationId,
+      token: ctx.box.seal(token),
+      scopes: JSON.stringify(scopes),
+      created_at: ctx.now(),
+      revoked_at: null,
+    })
+    .execute();
+  return token;
+}
+
+async function load(ctx: ServiceContext, id: string): Promise<Row> {
+  const row = await ctx.db
+    .selectFrom('installations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('uninstalled_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw notFound(`the installation ${id}`);
+  return row;
+}
+
+/** The installation, for the operator, a member of its organization, or its own token. */
+async function authorized(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  role: 'member' | 'admin' = 'member',
+): Promise<Row> {
+  if (principal.kind === 'installation') {
+    if (principal.installationId !== id) throw forbidden('an installation token can only reach its own installation');
+    if (role === 'admin') throw forbidden('an installation cannot pause, resume or remove itself');
+    return load(ctx, id);
+  }
+  const row = await load(ctx, id);
+  await requireMember(ctx, principal, row.organization_id, role);
+  return row;
+}
+
+export async function getInstallation(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+): Promise<InstallationView> {
+  return view(ctx, await authorized(ctx, principal, id));
+}
+
+export interface ConfigurationResult {
+  status: InstallationStatus;
+  configuration: Configuration;
+  errors: ConfigurationError[];
+}
+
+/**
+ * Merges `patch` into the configuration and stores the result even when it does not validate
+ * (the user is mid-edit); the status follows: `pending` while invalid, `active` once valid
+ * (a paused installation stays paused). The setup event is owed on every edit.
+ */
+export async function patchConfiguration(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  patch: Configuration,
+): Promise<ConfigurationResult> {
+  const before = await authorized(ctx, principal, id);
+  const { manifest, cacheKey } = await manifestOf(ctx, before.integration_name);
+  const level = levelOf(before.target_type);
+  return ctx.db.transaction().execute(async (trx) => {
+    // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
+    const row = await trx
+      .selectFrom('installations')
+      .selectAll()
+      .where('id', '=', id)
+      .where('uninstalled_at', 'is', null)
+      .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
+      .executeTakeFirst();
+    if (!row) throw notFound(`the installation ${id}`);
+    const configuration = mergeConfiguration(JSON.parse(row.configuration), patch);
+    const errors = validateConfiguration(cacheKey, manifest, level, configuration);
+    const status: InstallationStatus = row.status === 'paused' ? 'paused' : errors.length === 0 ? 'active' : 'pending';
+    const now = ctx.now();
+    await trx
+      .updateTable('installations')
+      .set({ configuration: JSON.stringify(configuration), status, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+    if (status !== row.status) await recordStatus(trx, id, row.status, status, 'configuration', now);
+    await owe(trx, { ...row, status }, 'configuration', now);
+    return { status, configuration, errors };
+  });
+}
+
+export async function setPaused(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  paused: boolean,
+): Promise<InstallationView> {
+  await authorized(ctx, principal, id, 'admin');
+  const { manifest, cacheKey } = await manifestOf(ctx, (await load(ctx, id)).integration_name);
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('installations')
+      .selectAll()
+      .where('id', '=', id)
+      .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
+      .executeTakeFirstOrThrow();
+    let status: InstallationStatus;
+    if (paused) status = 'paused';
+    else if (row.status !== 'paused') status = row.status;
+    else {
+      const errors = validateConfiguration(cacheKey, manifest, levelOf(row.target_type), JSON.parse(row.configuration));
+      status = errors.length === 0 ? 'active' : 'pending';
+    }
+    if (status !== row.status) {
+      const now = ctx.now();
+      await trx.updateTable('installations').set({ status, updated_at: now }).where('id', '=', id).execute();
+      await recordStatus(
+        trx,
+        id,
+        row.status,
+        status,
+        paused ? `paused by ${who(principal)}` : `resumed by ${who(principal)}`,
+        now,
+      );
+    }
+    return view(ctx, { ...row, status });
+  });
+}
+
+/** Removes an installation (and those below it); their tokens stop working at once. */
+export async function uninstall(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
+  await authorized(ctx, principal, id, 'admin');
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.now();
+    const ids = [
+      id,
+      ...(
+        await trx
+          .selectFrom('installations')
+          .select('id')
+          .where('parent_id', '=', id)
+          .where('uninstalled_at', 'is', null)
+          .execute()
+      ).map((r) => r.id),
+    ];
+    await trx
+      .updateTable('installations')
+      .set({ uninstalled_at: now, updated_at: now })
+      .where('id', 'in', ids)
+      .execute();
+    await trx
+      .updateTable('installation_tokens')
+      .set({ revoked_at: now })
+      .where('installation_id', 'in', ids)
+      .where('revoked_at', 'is', null)
+      .execute();
+  });
+}
+
+/** Revokes the installation's token and mints a new one (the integration gets it in its next envelope). */
+export async function rotateToken(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
+  const row = await authorized(ctx, principal, id, 'admin');
+  const { manifest } = await manifestOf(ctx, row.integration_name);
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('installation_tokens')
+      .set({ revoked_at: ctx.now() })
+      .where('installation_id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await mintToken(ctx, trx, id, manifest.scopes);
+  });
+}
+
+/** The installation's current API token, in clear, for the envelopes the platform sends it. */
+export async function currentToken(ctx: ServiceContext, id: string): Promise<string> {
+  const row = await ctx.db
+    .selectFrom('installation_tokens')
+    .select('token')
+    .where('installation_id', '=', id)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  if (!row) throw notFound(`a token of the installation ${id}`);
+  return ctx.box.open(row.token);
+}
+
+export async function statusHistory(ctx: ServiceContext, principal: Principal, id: string) {
+  await authorized(ctx, principal, id);
+  const rows = await ctx.db
+    .selectFrom('installation_status_changes')
+    .selectAll()
+    .where('installation_id', '=', id)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ from: r.from_status, to: r.to_status, cause: r.cause, at: new Date(r.at).toISOString() }));
+}
+
+function who(principal: Principal): string {
+  return principal.kind === 'user'
+    ? principal.userId
+    : principal.kind === 'admin'
+      ? 'the operator'
+      : principal.installationId;
+}

@@ -1,0 +1,77 @@
+/**
+ * Opens the database: SQLite (a file under the data directory, WAL mode) by default, or
+ * PostgreSQL when the URL says `postgres://`. Both sit behind one Kysely instance, so the
+ * repositories have a single code path.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Runs raw SQL of several statements (migrations). */
+  execScript(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseLocation {
+  /** A `postgres://` or `postgresql://` URL, or undefined for SQLite. */
+  url?: string | undefined;
+  /** The SQLite file (used when `url` is undefined). */
+  sqliteFile: string;
+}
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
+export function openDatabase(location: DatabaseLocation): OpenDatabase {
+  if (isPostgresUrl(location.url)) return openPostgres(location.url);
+  return openSqlite(location.sqliteFile);
+}
+
+function openSqlite(file: string): OpenDatabase {
+  mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk before the API acknowledges it, even across a power loss.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    async execScript(script) {
+      sqlite.exec(script);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string): OpenDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // BIGINT columns hold millisecond times and counters well inside 2^53.
+    types: {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    async execScript(script) {
+      await pool.query(script);
+    },
+    close: () => db.destroy(),
+  };
+}
