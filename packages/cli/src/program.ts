@@ -1,6 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { check } from './commands/check.js';
 import { newIntegration } from './commands/new.js';
+import { publishIntegration } from './commands/publish.js';
+import { serve } from './commands/serve.js';
 import type { Io } from './io.js';
 import { VERSION } from './version.js';
 
@@ -45,6 +47,42 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     )
     .action(async (dir: string, options) => {
       exitCode = await check(dir, options, io);
+    });
+
+  program
+    .command('serve')
+    .description('Run the Portico platform: the API, with SQLite under the data directory or PostgreSQL.')
+    .option('--port <port>', 'port to listen on (PORTICO_PORT, default 8787; 0 picks a free one)')
+    .option('--host <host>', 'address to listen on (PORTICO_HOST, default 127.0.0.1)')
+    .option(
+      '--data-dir <dir>',
+      'where SQLite, the secret key and the admin token live (PORTICO_DATA_DIR, default ./.portico)',
+    )
+    .option('--database-url <url>', 'a postgres:// URL selects PostgreSQL (PORTICO_DATABASE_URL)')
+    .option('--admin-token <token>', 'the operator token (PORTICO_ADMIN_TOKEN; else generated on first start)')
+    .option('--public-url <url>', 'base URL of the public endpoints (PORTICO_PUBLIC_URL)')
+    .option(
+      '--allow-private-network',
+      'let deliveries reach loopback and private addresses (PORTICO_ALLOW_PRIVATE_NETWORK=1)',
+    )
+    .option(
+      '--secret-key <key>',
+      '32 bytes, base64: encrypts secrets at rest (PORTICO_SECRET_KEY; else generated in the data dir)',
+    )
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent (PORTICO_LOG_LEVEL, default info)')
+    .action(async (options) => {
+      exitCode = await serve(options, io);
+    });
+
+  program
+    .command('publish')
+    .description('Check, bundle and publish the integration in DIR to a Portico platform.')
+    .argument('[dir]', 'directory holding platform-manifest.yaml', '.')
+    .option('--api <url>', 'the platform address (PORTICO_API), e.g. http://127.0.0.1:8787')
+    .option('--token <token>', 'your API token (PORTICO_TOKEN)')
+    .addHelpText('after', '\nSecrets named in the manifest (${{ env.NAME }}) are read from the environment.\n')
+    .action(async (dir: string, options) => {
+      exitCode = await publishIntegration(dir, options, io);
     });
 
   try {

@@ -37,12 +37,9 @@ export const PublishInput = z
   .strictObject({
     manifest: z.string().min(1).openapi({ description: 'The text of platform-manifest.yaml' }),
     script: z.string().openapi({ description: 'The entry script, bundled into one ES module' }),
-    secrets: z
-      .record(z.string(), z.string())
-      .optional()
-      .openapi({
-        description: 'Values of the environment variables the manifest secrets reference (`${{ env.NAME }}`)',
-      }),
+    secrets: z.record(z.string(), z.string()).optional().openapi({
+      description: 'Values of the environment variables the manifest secrets reference (`${{ env.NAME }}`)',
+    }),
   })
   .openapi('PublishInput');
 export const Published = z

@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { formatProblem, loadManifest, MANIFEST_FILE, secretReferences } from '@portico/manifest';
+import { build } from 'esbuild';
+import type { Io } from '../io.js';
+
+export interface PublishOptions {
+  api?: string;
+  token?: string;
+}
+
+/**
+ * `portico publish [DIR]`: checks the manifest, bundles its `script` with esbuild into one ES
+ * module, reads the secrets it references from the environment, and publishes to the platform.
+ */
+export async function publishIntegration(
+  dir: string | undefined,
+  options: PublishOptions,
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const fail = (message: string) => {
+    io.err(`portico publish: ${message}\n`);
+    return 1;
+  };
+  const api = (options.api ?? env.PORTICO_API)?.replace(/\/+$/, '');
+  const token = options.token ?? env.PORTICO_TOKEN;
+  if (!api) return fail('give the platform address with --api URL (or PORTICO_API)');
+  if (!token) return fail('give your API token with --token TOKEN (or PORTICO_TOKEN)');
+
+  const target = resolve(io.cwd, dir ?? '.');
+  const result = await loadManifest(target);
+  for (const warning of result.warnings) io.err(`${formatProblem(MANIFEST_FILE, warning, 'warning')}\n`);
+  if (!result.ok) {
+    for (const error of result.errors) io.err(`${formatProblem(MANIFEST_FILE, error)}\n`);
+    return fail('the manifest is not valid; nothing was published');
+  }
+  const manifest = result.manifest;
+  if (manifest.script === undefined)
+    return fail('the manifest has no `script`: name the entry script that calls createIntegration()');
+
+  let script: string;
+  try {
+    const bundle = await build({
+      entryPoints: [resolve(target, manifest.script)],
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+    });
+    script = bundle.outputFiles[0]?.text ?? '';
+  } catch (error) {
+    const errors =
+      (error as { errors?: { text: string; location?: { file: string; line: number; column: number } }[] }).errors ??
+      [];
+    for (const e of errors)
+      io.err(`${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}\n`);
+    return fail(`could not bundle ${manifest.script}${errors.length ? '' : `: ${(error as Error).message}`}`);
+  }
+
+  const secrets: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const { name, variable } of secretReferences(manifest)) {
+    const value = env[variable];
+    if (value === undefined || value === '') missing.push(`${variable} (for secret ${name})`);
+    else secrets[variable] = value;
+  }
+  if (missing.length > 0) return fail(`set these environment variables first: ${missing.join(', ')}`);
+
+  let response: Response;
+  try {
+    response = await fetch(`${api}/v1/integrations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ manifest: await readFile(join(target, MANIFEST_FILE), 'utf8'), script, secrets }),
+    });
+  } catch (error) {
+    return fail(`could not reach ${api}: ${(error as Error).message}`);
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    name?: string;
+    version?: number;
+    error?: { message?: string; errors?: { line: number; column: number; message: string }[] };
+  };
+  if (!response.ok) {
+    for (const e of body.error?.errors ?? []) io.err(`${formatProblem(MANIFEST_FILE, { path: '', ...e })}\n`);
+    return fail(`the platform refused it (${response.status}): ${body.error?.message ?? 'no message'}`);
+  }
+  io.out(
+    `Published ${body.name} version ${body.version} (${(script.length / 1024).toFixed(1)} KiB bundled) to ${api}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,74 @@
+import { ConfigError, configFromEnv, type PlatformConfig, startPlatform } from '@portico/platform';
+import { pino } from 'pino';
+import type { Io } from '../io.js';
+
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  adminToken?: string;
+  publicUrl?: string;
+  allowPrivateNetwork?: boolean;
+  secretKey?: string;
+  logLevel?: string;
+}
+
+/**
+ * `portico serve`: runs the platform until SIGINT or SIGTERM, then stops taking connections,
+ * finishes the requests in flight and closes the database. Flags override `PORTICO_*` settings.
+ * Logs one JSON line per request on stdout.
+ */
+export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let config: PlatformConfig;
+  try {
+    const base = configFromEnv(env);
+    config = {
+      ...base,
+      ...(options.port !== undefined ? { port: Number(options.port) } : {}),
+      ...(options.host !== undefined ? { host: options.host } : {}),
+      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+      ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+      ...(options.adminToken !== undefined ? { adminToken: options.adminToken } : {}),
+      ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+      ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
+      ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+    };
+    if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
+      throw new ConfigError(`--port must be a port number (0-65535), got "${options.port}"`);
+    }
+  } catch (error) {
+    io.err(`portico serve: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const logger = pino({ level: options.logLevel ?? env.PORTICO_LOG_LEVEL ?? 'info' });
+  let platform: Awaited<ReturnType<typeof startPlatform>>;
+  try {
+    platform = await startPlatform(config, { logger });
+  } catch (error) {
+    const message = error instanceof ConfigError ? error.message : `could not start: ${(error as Error).message}`;
+    io.err(`portico serve: ${message}\n`);
+    return 1;
+  }
+  io.err(`\nPortico is running at ${platform.url}\n`);
+  io.err(
+    platform.adminTokenGenerated
+      ? `Admin token (shown once; kept in ${config.dataDir}/admin-token): ${platform.adminToken}\n\n`
+      : config.adminToken !== undefined
+        ? 'Admin token: the one in PORTICO_ADMIN_TOKEN\n\n'
+        : `Admin token: in ${config.dataDir}/admin-token\n\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'shutting down: finishing requests in flight');
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await platform.close();
+  logger.info('stopped');
+  return 0;
+}
