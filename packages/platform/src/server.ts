@@ -64,7 +64,12 @@ export async function startPlatform(
     close() {
       closing ??= (async () => {
         await new Promise<void>((done) => {
-          server.close(() => done());
+          // Requests in flight finish; connections that fall idle are closed as they do.
+          const sweep = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);
+          server.close(() => {
+            clearInterval(sweep);
+            done();
+          });
           if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
         await database.close();

@@ -50,13 +50,14 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
     io.err(`portico serve: ${message}\n`);
     return 1;
   }
-  io.err(`\nPortico is running at ${platform.url}\n`);
+  // One write, so whoever reads the banner gets both lines together.
   io.err(
-    platform.adminTokenGenerated
-      ? `Admin token (shown once; kept in ${config.dataDir}/admin-token): ${platform.adminToken}\n\n`
-      : config.adminToken !== undefined
-        ? 'Admin token: the one in PORTICO_ADMIN_TOKEN\n\n'
-        : `Admin token: in ${config.dataDir}/admin-token\n\n`,
+    `\nPortico is running at ${platform.url}\n` +
+      (platform.adminTokenGenerated
+        ? `Admin token (shown once; kept in ${config.dataDir}/admin-token): ${platform.adminToken}\n\n`
+        : config.adminToken !== undefined
+          ? 'Admin token: the one in PORTICO_ADMIN_TOKEN\n\n'
+          : `Admin token: in ${config.dataDir}/admin-token\n\n`),
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
