@@ -15,8 +15,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface OpenDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
-  /** Runs raw SQL of several statements (migrations). */
-  execScript(sql: string): Promise<void>;
+  /** The SQLite connection itself, for work that must not interleave with other queries. */
+  sqlite?: SQLite.Database;
   close(): Promise<void>;
 }
 
@@ -48,9 +48,7 @@ function openSqlite(file: string): OpenDatabase {
   return {
     db,
     dialect: 'sqlite',
-    async execScript(script) {
-      sqlite.exec(script);
-    },
+    sqlite,
     close: () => db.destroy(),
   };
 }
@@ -69,9 +67,6 @@ function openPostgres(url: string): OpenDatabase {
   return {
     db,
     dialect: 'postgres',
-    async execScript(script) {
-      await pool.query(script);
-    },
     close: () => db.destroy(),
   };
 }

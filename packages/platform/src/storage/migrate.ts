@@ -67,26 +67,25 @@ export async function migrate(
     return applied;
   }
 
-  await database.execScript(
+  const sqlite = database.sqlite;
+  if (sqlite === undefined) throw new Error('migrate: a SQLite database without its connection');
+  sqlite.exec(
     'create table if not exists portico_migrations (id integer primary key, name text not null, applied_at integer not null)',
   );
+  const isApplied = sqlite.prepare('select id from portico_migrations where id = ?');
+  const record = sqlite.prepare('insert into portico_migrations (id, name, applied_at) values (?, ?, ?)');
+  // Synchronous from BEGIN IMMEDIATE to COMMIT: nothing interleaves, and other processes on the
+  // same file wait for the write lock (busy_timeout) and then see the migration applied.
+  const apply = sqlite.transaction((migration: Migration) => {
+    if (isApplied.get(migration.id) !== undefined) return false;
+    sqlite.exec(migration.sql);
+    record.run(migration.id, migration.name, Date.now());
+    return true;
+  });
   for (const migration of migrations) {
-    // BEGIN IMMEDIATE takes the write lock first, so two processes on one file take turns.
-    await database.execScript('begin immediate');
     try {
-      const done = await sql<{ id: number }>`select id from portico_migrations where id = ${migration.id}`.execute(
-        database.db,
-      );
-      if (done.rows.length === 0) {
-        await database.execScript(migration.sql);
-        await sql`insert into portico_migrations (id, name, applied_at) values (${migration.id}, ${migration.name}, ${Date.now()})`.execute(
-          database.db,
-        );
-        applied.push(migration.name);
-      }
-      await database.execScript('commit');
+      if (apply.immediate(migration)) applied.push(migration.name);
     } catch (error) {
-      await database.execScript('rollback');
       throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
     }
   }

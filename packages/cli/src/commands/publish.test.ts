@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningPlatform, startPlatform } from '@portico/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE } from '../../../manifest/src/test-support/manifests.js';
+import { tempDir } from '../../../manifest/src/test-support/temp-dir.js';
+import { run } from '../program.js';
+import { memoryIo } from '../test-support/memory-io.js';
+
+const examples = new URL('../../../../examples/', import.meta.url).pathname;
+let platform: RunningPlatform;
+let dataDir: string;
+let token: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'portico-publish-'));
+  platform = await startPlatform({ port: 0, host: '127.0.0.1', dataDir, allowPrivateNetwork: false });
+  const admin = (path: string, body: unknown, method = 'POST') =>
+    fetch(`${platform.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${platform.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+  await admin('/v1/orgs', { id: 'acme', title: 'Acme' });
+  token = (await admin('/v1/users', { id: 'ada', name: 'Ada' })).token;
+  await admin('/v1/orgs/acme/members/ada', {}, 'PUT');
+});
+afterAll(async () => {
+  await platform?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function publish(dir: string, extra: string[] = [], env: Record<string, string> = {}) {
+  const io = memoryIo(examples);
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const code = await run(['publish', dir, '--api', platform.url, '--token', token, ...extra], io);
+    return { code, out: io.stdout, err: io.stderr };
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('portico publish', () => {
+  it('checks, bundles and publishes an example with its secrets from the environment', async () => {
+    const result = await publish('hello-world', [], { HELLO_WORLD_API_KEY: 'sk_from_env' });
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toMatch(
+      /^Published hello-world version 1 \(\d+\.\d KiB bundled\) to http:\/\/127\.0\.0\.1:\d+\n$/,
+    );
+    const stored = await platform.ctx.db
+      .selectFrom('integration_versions')
+      .selectAll()
+      .where('integration_name', '=', 'hello-world')
+      .executeTakeFirstOrThrow();
+    expect(stored.script).toMatch(/componentId: "greeting"/);
+    expect(stored.script).not.toMatch(/from ["']@portico\/runtime["']/);
+    expect(JSON.parse(platform.ctx.box.open(stored.secrets as string))).toEqual({ API_KEY: 'sk_from_env' });
+    expect((await publish('hello-world', [], { HELLO_WORLD_API_KEY: 'k2' })).out).toMatch(/version 2/);
+  });
+
+  it('names the environment variables that are missing, and publishes nothing', async () => {
+    const result = await publish('oauth-connect');
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(
+      /set these environment variables first: OAUTH_CLIENT_ID \(for secret CLIENT_ID\), OAUTH_CLIENT_SECRET/,
+    );
+    const rows = await platform.ctx.db
+      .selectFrom('integrations')
+      .select('name')
+      .where('name', '=', 'oauth-connect')
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('refuses an invalid manifest with its positioned errors', async () => {
+    const dir = await tempDir({ 'platform-manifest.yaml': `${BASE}titel: x\n` });
+    const result = await publish(dir);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^platform-manifest.yaml:8:1: unknown key `titel`/m);
+    expect(result.err).toMatch(/the manifest is not valid; nothing was published/);
+  });
+
+  it('reports a script that does not bundle with its location', async () => {
+    const dir = await tempDir({
+      'platform-manifest.yaml': `${BASE}script: src/index.ts\n`,
+      'src/index.ts': "import { missing } from './nowhere';\nexport default missing;\n",
+    });
+    const result = await publish(dir);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/src\/index.ts:1:\d+: Could not resolve ".\/nowhere"/);
+  });
+
+  it('shows the platform refusal, and needs an address and a token', async () => {
+    const io = memoryIo(examples);
+    expect(await run(['publish', 'webhook-receiver', '--api', platform.url, '--token', 'ptu_wrong'], io)).toBe(1);
+    expect(io.stderr).toMatch(/the platform refused it \(401\): the token is not valid/);
+    const noApi = memoryIo(examples);
+    const saved = { ...process.env };
+    delete process.env.PORTICO_API;
+    delete process.env.PORTICO_TOKEN;
+    try {
+      expect(await run(['publish', 'webhook-receiver'], noApi)).toBe(1);
+    } finally {
+      process.env = saved;
+    }
+    expect(noApi.stderr).toMatch(/give the platform address with --api URL \(or PORTICO_API\)/);
+    const unreachable = memoryIo(examples);
+    expect(
+      await run(['publish', 'webhook-receiver', '--api', 'http://127.0.0.1:9', '--token', token], unreachable),
+    ).toBe(1);
+    expect(unreachable.stderr).toMatch(/could not reach http:\/\/127\.0\.0\.1:9/);
+  });
+});
