@@ -5,6 +5,7 @@ import { cpus, totalmem } from 'node:os';
 import { loadManifest, parseManifest } from '@portico/manifest';
 import { createComponent, createIntegration, decodeEnvelope, encodeEnvelope } from '@portico/runtime';
 import { sign, verify } from '@portico/webhooks';
+import { benchApi } from './bench-api.mjs';
 
 const exampleDir = new URL('../examples/hello-world/', import.meta.url);
 const exampleText = readFileSync(new URL('platform-manifest.yaml', exampleDir), 'utf8');
@@ -150,6 +151,21 @@ const hmacRate = await bench(
   },
 );
 
+console.log('API benchmarks (autocannon, 10 connections, 5 s each)…');
+const api = await benchApi();
+const apiRows = [
+  `| bare node:http hello world (the baseline) | ${rate(api.helloRate)} req/s | 1.00 |`,
+  ...api.results.flatMap((r) => [
+    `| ${r.label}: GET /v1/installations/{id} | ${rate(r.get)} req/s | ${(r.get / api.helloRate).toFixed(2)} |`,
+    `| ${r.label}: PATCH /v1/installations/{id}/configuration | ${rate(r.patch)} req/s | ${(r.patch / api.helloRate).toFixed(2)} |`,
+  ]),
+];
+const memoryRows = [
+  `| bare node:http hello world | ${api.helloRss.toFixed(1)} MiB |`,
+  ...api.results.map((r) => `| portico serve, ${r.label}, idle after start | ${r.idle.toFixed(1)} MiB |`),
+];
+for (const row of [...apiRows, ...memoryRows]) console.log(row);
+
 const cpu = cpus();
 const machine = `${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`;
 const report = `# Benchmarks
@@ -164,8 +180,24 @@ three rounds after a warm-up, in one process. Speed targets live here, never in 
 |---|---|
 ${results.map((r) => `| ${r.name} | ${rate(r.value)} ${r.unit} |`).join('\n')}
 
-**verify / raw HMAC: ${(verifyRate / hmacRate).toFixed(2)}** — \`verify\` (WebCrypto, async, header parsing,
-constant-time compare) runs at this fraction of a bare synchronous HMAC over the same bytes in the same run.
+**verify / raw HMAC: ${(verifyRate / hmacRate).toFixed(2)}** — \`verify\` (header parsing, HMAC, constant-time
+compare, async) runs at this fraction of a bare synchronous HMAC over the same bytes in the same run.
+
+## API
+
+\`portico serve\` as a child process (SQLite with \`synchronous = FULL\`; one log line per request), loaded
+by autocannon (${10} connections, ${5} s per route) from the benchmark process on the same machine; a bare
+\`node:http\` server answering a fixed JSON body is measured the same way in the same run. GET and PATCH
+use a member's user token (token lookup and membership check on each request); each PATCH merges,
+validates, writes the configuration and its setup event in one transaction.
+
+| Server and route | Throughput | Ratio to bare node:http |
+|---|---|---|
+${apiRows.join('\n')}
+
+| Process | Resident memory (RSS) |
+|---|---|
+${memoryRows.join('\n')}
 `;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
 console.log('wrote BENCHMARKS.md');

@@ -9,7 +9,8 @@ export interface ConfigurationError {
 }
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
-const validators = new Map<string, ValidateFunction>();
+/** Compiled validators, per manifest object (manifests of published versions are cached and never change). */
+const validators = new WeakMap<Manifest, Partial<Record<ConfigurationLevel, ValidateFunction>>>();
 
 /** The schema level of a target: `account` for organization installations, `site` for spaces and sites. */
 export function levelOf(target: 'organization' | 'space' | 'site'): ConfigurationLevel {
@@ -18,16 +19,19 @@ export function levelOf(target: 'organization' | 'space' | 'site'): Configuratio
 
 /** Validation problems of `configuration`, with dotted paths and messages a person can act on. */
 export function validateConfiguration(
-  cacheKey: string,
   manifest: Manifest,
   level: ConfigurationLevel,
   configuration: Configuration,
 ): ConfigurationError[] {
-  const key = `${cacheKey}:${level}`;
-  let validate = validators.get(key);
+  let compiled = validators.get(manifest);
+  if (compiled === undefined) {
+    compiled = {};
+    validators.set(manifest, compiled);
+  }
+  let validate = compiled[level];
   if (validate === undefined) {
     validate = ajv.compile(configurationSchema(manifest, level));
-    validators.set(key, validate);
+    compiled[level] = validate;
   }
   if (validate(configuration)) return [];
   return (validate.errors ?? []).map((error) => {

@@ -57,9 +57,8 @@ export function view(ctx: ServiceContext, row: Row): InstallationView {
   };
 }
 
-async function manifestOf(ctx: ServiceContext, integration: string): Promise<{ manifest: Manifest; cacheKey: string }> {
-  const { row, manifest } = await loadIntegration(ctx, integration);
-  return { manifest, cacheKey: `${row.name}@${row.latest_version}` };
+async function manifestOf(ctx: ServiceContext, integration: string): Promise<{ manifest: Manifest }> {
+  return { manifest: (await loadIntegration(ctx, integration)).manifest };
 }
 
 export async function installForOrganization(
@@ -84,14 +83,12 @@ export async function installForOrganization(
       `the integration ${input.integration} is unlisted: install it through its share link (send its shareToken)`,
     );
   }
-  const cacheKey = `${integration.name}@${integration.latest_version}`;
   return create(ctx, principal, {
     integration: integration.name,
     organizationId,
     target: { type: 'organization', id: organizationId },
     parentId: null,
     manifest,
-    cacheKey,
   });
 }
 
@@ -121,14 +118,13 @@ export async function installInto(
       `the ${target.type} ${target.id} belongs to another organization than the installation ${parentId}`,
     );
   }
-  const { manifest, cacheKey } = await manifestOf(ctx, parent.integration_name);
+  const { manifest } = await manifestOf(ctx, parent.integration_name);
   return create(ctx, principal, {
     integration: parent.integration_name,
     organizationId: parent.organization_id,
     target,
     parentId,
     manifest,
-    cacheKey,
   });
 }
 
@@ -141,12 +137,11 @@ async function create(
     target: { type: TargetType; id: string };
     parentId: string | null;
     manifest: Manifest;
-    cacheKey: string;
   },
 ): Promise<InstallationView> {
   const level = levelOf(input.target.type);
   const configuration = defaultConfiguration(input.manifest, level);
-  const errors = validateConfiguration(input.cacheKey, input.manifest, level, configuration);
+  const errors = validateConfiguration(input.manifest, level, configuration);
   const status: InstallationStatus = errors.length === 0 ? 'active' : 'pending';
   const now = ctx.now();
   const row: Row = {
@@ -290,7 +285,7 @@ export async function patchConfiguration(
   patch: Configuration,
 ): Promise<ConfigurationResult> {
   const before = await authorized(ctx, principal, id);
-  const { manifest, cacheKey } = await manifestOf(ctx, before.integration_name);
+  const { manifest } = await manifestOf(ctx, before.integration_name);
   const level = levelOf(before.target_type);
   return ctx.db.transaction().execute(async (trx) => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
@@ -303,7 +298,7 @@ export async function patchConfiguration(
       .executeTakeFirst();
     if (!row) throw notFound(`the installation ${id}`);
     const configuration = mergeConfiguration(JSON.parse(row.configuration), patch);
-    const errors = validateConfiguration(cacheKey, manifest, level, configuration);
+    const errors = validateConfiguration(manifest, level, configuration);
     const status: InstallationStatus = row.status === 'paused' ? 'paused' : errors.length === 0 ? 'active' : 'pending';
     const now = ctx.now();
     await trx
@@ -323,8 +318,8 @@ export async function setPaused(
   id: string,
   paused: boolean,
 ): Promise<InstallationView> {
-  await authorized(ctx, principal, id, 'admin');
-  const { manifest, cacheKey } = await manifestOf(ctx, (await load(ctx, id)).integration_name);
+  const current = await authorized(ctx, principal, id, 'admin');
+  const { manifest } = await manifestOf(ctx, current.integration_name);
   return ctx.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('installations')
@@ -336,7 +331,7 @@ export async function setPaused(
     if (paused) status = 'paused';
     else if (row.status !== 'paused') status = row.status;
     else {
-      const errors = validateConfiguration(cacheKey, manifest, levelOf(row.target_type), JSON.parse(row.configuration));
+      const errors = validateConfiguration(manifest, levelOf(row.target_type), JSON.parse(row.configuration));
       status = errors.length === 0 ? 'active' : 'pending';
     }
     if (status !== row.status) {

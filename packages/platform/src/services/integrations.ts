@@ -122,17 +122,33 @@ function describe(
   };
 }
 
+/** Published versions never change, so their parsed manifests are kept, per database (name@version → manifest). */
+const manifestCaches = new WeakMap<ServiceContext['db'], Map<string, Manifest>>();
+const MAX_CACHED_MANIFESTS = 1000;
+
 /** The integration and its latest version, as stored. */
 export async function loadIntegration(ctx: ServiceContext, name: string) {
   const row = await ctx.db.selectFrom('integrations').selectAll().where('name', '=', name).executeTakeFirst();
   if (!row) throw notFound(`the integration ${name}`);
-  const version = await ctx.db
-    .selectFrom('integration_versions')
-    .select(['manifest', 'version'])
-    .where('integration_name', '=', name)
-    .where('version', '=', row.latest_version)
-    .executeTakeFirstOrThrow();
-  return { row, manifest: JSON.parse(version.manifest) as Manifest };
+  const key = `${name}@${row.latest_version}`;
+  let manifests = manifestCaches.get(ctx.db);
+  if (manifests === undefined) {
+    manifests = new Map();
+    manifestCaches.set(ctx.db, manifests);
+  }
+  let manifest = manifests.get(key);
+  if (manifest === undefined) {
+    const version = await ctx.db
+      .selectFrom('integration_versions')
+      .select('manifest')
+      .where('integration_name', '=', name)
+      .where('version', '=', row.latest_version)
+      .executeTakeFirstOrThrow();
+    manifest = JSON.parse(version.manifest) as Manifest;
+    if (manifests.size >= MAX_CACHED_MANIFESTS) manifests.clear();
+    manifests.set(key, manifest);
+  }
+  return { row, manifest };
 }
 
 /** Who may see an integration: public ones everyone; unlisted ones with the share token; private ones the owners. */

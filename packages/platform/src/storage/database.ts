@@ -27,6 +27,8 @@ export interface DatabaseLocation {
   sqliteFile: string;
 }
 
+const MAX_CACHED_STATEMENTS = 500;
+
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
 }
@@ -44,7 +46,22 @@ function openSqlite(file: string): OpenDatabase {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
+  // statements are kept, keyed by their SQL (the queries are few and fixed).
+  const statements = new Map<string, SQLite.Statement>();
+  const cached = {
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
+        statement = sqlite.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+    close: () => sqlite.close(),
+  };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   return {
     db,
     dialect: 'sqlite',
