@@ -172,6 +172,8 @@ const report = `# Benchmarks
 
 Written by \`npm run bench\` (scripts/bench.mjs) on the built packages; each figure is the best of
 three rounds after a warm-up, in one process. Speed targets live here, never in timed unit tests.
+This machine is a shared 2-core VM: absolute figures move by up to 2x from run to run, so compare
+the ratios, which are measured against a baseline in the same run.
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Machine: ${machine}
