@@ -14,8 +14,13 @@
  * - installation token: the API token of one installation (`environment.apiTokens.installation`),
  *   scoped to it and to its integration's manifest scopes; stored hashed for lookup and
  *   encrypted for the envelopes that carry it.
- * - outbox: events owed to an installation (the setup events so far), written in the same
- *   transaction as the change that causes them, so none is lost before it is dispatched.
+ * - event: a platform event (`POST /v1/events`), persisted before it is acknowledged, then routed.
+ * - outbox: the dispatch queue: each row is one event owed to one installation (setup events
+ *   are written in the same transaction as the change that causes them; routed platform events
+ *   in the same transaction that marks the event routed), so none is lost before it is dispatched.
+ *   Dispatchers claim rows with a lease and take each installation's rows in order.
+ * - dispatch: one envelope sent to an integration's host and how it went, with the logs.
+ * - egress: an outbound request made by integration code through the platform.
  *
  * Times are Unix milliseconds; JSON columns are text in both back ends.
  */
@@ -51,6 +56,8 @@ export interface Database {
     secrets: string | null;
     published_by: string;
     created_at: number;
+    /** Set for a remote integration: the URL the platform POSTs envelopes to (script is then empty). */
+    endpoint: string | null;
   };
   installations: {
     id: string;
@@ -86,8 +93,40 @@ export interface Database {
   outbox: {
     id: Generated<number>;
     installation_id: string;
+    /** The platform event this row dispatches (null for setup events). */
+    event_id: string | null;
     event: string;
     created_at: number;
+    attempts: Generated<number>;
+    /** Not before this time (a retry waits here). */
+    available_at: Generated<number>;
+    /** A dispatcher holds this row until then (a lease: a crashed node's rows come back). */
+    claimed_until: number | null;
     dispatched_at: number | null;
+    /** How it ended: `delivered`, `not_handled`, `skipped` or `failed: …`. */
+    outcome: string | null;
+  };
+  events: { event_id: string; type: string; payload: string; received_at: number; routed_at: number | null };
+  dispatches: {
+    id: Generated<number>;
+    installation_id: string;
+    event_id: string | null;
+    event_type: string;
+    host: string;
+    status: number;
+    duration_ms: number;
+    error: string | null;
+    logs: string;
+    at: number;
+  };
+  egress: {
+    id: Generated<number>;
+    installation_id: string | null;
+    integration_name: string;
+    method: string;
+    url: string;
+    status: number | null;
+    refused: string | null;
+    at: number;
   };
 }

@@ -1,0 +1,50 @@
+-- Portico schema 2 (PostgreSQL): platform events, dispatch jobs with leases, the dispatch log, egress.
+
+-- A platform event, persisted before it is acknowledged; routed to installations afterwards.
+CREATE TABLE events (
+  event_id TEXT PRIMARY KEY,
+  type TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  received_at BIGINT NOT NULL,
+  routed_at BIGINT
+);
+CREATE INDEX events_unrouted ON events (received_at) WHERE routed_at IS NULL;
+
+-- The outbox becomes the dispatch queue: each row is one event owed to one installation.
+ALTER TABLE outbox ADD COLUMN event_id TEXT;
+ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE outbox ADD COLUMN available_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE outbox ADD COLUMN claimed_until BIGINT;
+ALTER TABLE outbox ADD COLUMN outcome TEXT;
+CREATE UNIQUE INDEX outbox_event_installation ON outbox (event_id, installation_id) WHERE event_id IS NOT NULL;
+
+-- Every dispatch to an integration: what was sent, where, and how it went.
+CREATE TABLE dispatches (
+  id BIGSERIAL PRIMARY KEY,
+  installation_id TEXT NOT NULL REFERENCES installations (id),
+  event_id TEXT,
+  event_type TEXT NOT NULL,
+  host TEXT NOT NULL,
+  status BIGINT NOT NULL,
+  duration_ms BIGINT NOT NULL,
+  error TEXT,
+  logs TEXT NOT NULL,
+  at BIGINT NOT NULL
+);
+CREATE INDEX dispatches_by_installation ON dispatches (installation_id, id);
+
+-- Every outbound request integration code made through the platform's egress.
+CREATE TABLE egress (
+  id BIGSERIAL PRIMARY KEY,
+  installation_id TEXT,
+  integration_name TEXT NOT NULL,
+  method TEXT NOT NULL,
+  url TEXT NOT NULL,
+  status BIGINT,
+  refused TEXT,
+  at BIGINT NOT NULL
+);
+CREATE INDEX egress_by_installation ON egress (installation_id, id);
+
+-- A remote integration is served elsewhere: the platform POSTs envelopes to its endpoint.
+ALTER TABLE integration_versions ADD COLUMN endpoint TEXT;

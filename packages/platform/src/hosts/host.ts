@@ -1,0 +1,102 @@
+/**
+ * Hosts run integration code. One interface, three implementations: workerd (published
+ * third-party code, sandboxed), in-process (trusted first-party code and tests), and remote (an
+ * integration served elsewhere). A dispatch is one HTTP request to the integration's `/v1`.
+ */
+
+export interface IntegrationBundle {
+  name: string;
+  version: number;
+  /** The bundled ES module (empty for a remote integration). */
+  script: string;
+  /** For a remote integration: the base URL the platform POSTs envelopes to. */
+  endpoint?: string | null;
+}
+
+export interface HostRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: Uint8Array;
+  /** The installation the dispatch is for (egress and logs are recorded against it). */
+  installationId?: string;
+}
+
+export interface HostResponse {
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array;
+  /** What the integration printed while handling this dispatch. */
+  logs: string[];
+  durationMs: number;
+}
+
+export type HostKind = 'workerd' | 'in-process' | 'remote';
+
+export interface Host {
+  readonly kind: HostKind;
+  dispatch(bundle: IntegrationBundle, request: HostRequest): Promise<HostResponse>;
+  close(): Promise<void>;
+}
+
+export type HostFailure = 'timeout' | 'startup' | 'crashed' | 'memory' | 'too_large' | 'unreachable';
+
+/** A dispatch the host could not complete; the message says what happened to the integration. */
+export class HostError extends Error {
+  constructor(
+    readonly failure: HostFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HostError';
+  }
+}
+
+export const DEFAULT_DISPATCH_TIMEOUT_MS = 10_000;
+/** Integration responses larger than this are refused (the public endpoint streams nothing bigger). */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** The body of a response, or a HostError once it grows past `limit`. */
+export async function readResponse(response: Response, limit = MAX_RESPONSE_BYTES): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > limit) {
+    await response.body?.cancel();
+    throw new HostError('too_large', `the integration answered ${declared} bytes; the limit is ${limit}`);
+  }
+  if (response.body === null) return new Uint8Array();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw new HostError('too_large', `the integration answered more than ${limit} bytes; the limit is ${limit}`);
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** Races `work` against a wall-clock limit; `onTimeout` runs (e.g. restarts the worker) when the limit wins. */
+export async function withTimeout<T>(
+  work: Promise<T>,
+  ms: number,
+  onTimeout: () => Promise<void> | void,
+  what: string,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Settle first: stopping the work makes it fail too, and the timeout is the cause.
+      reject(new HostError('timeout', `${what} did not answer within ${ms / 1000} s; it was stopped`));
+      void Promise.resolve(onTimeout()).catch(() => {});
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,54 @@
+/** Runs trusted integrations (first-party ones such as the webhook integration) in this process. */
+import type { Integration } from '@portico/runtime';
+import {
+  type Host,
+  HostError,
+  type HostRequest,
+  type HostResponse,
+  type IntegrationBundle,
+  readResponse,
+} from './host.js';
+
+export class InProcessHost implements Host {
+  readonly kind = 'in-process' as const;
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly integrations: ReadonlyMap<string, Integration>) {}
+
+  has(name: string): boolean {
+    return this.integrations.has(name);
+  }
+
+  async dispatch(bundle: IntegrationBundle, request: HostRequest): Promise<HostResponse> {
+    const integration = this.integrations.get(bundle.name);
+    if (integration === undefined) throw new HostError('startup', `${bundle.name} is not a built-in integration`);
+    const started = performance.now();
+    const response = await integration.fetch(
+      new Request('http://integration.internal/v1', {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body ? { body: request.body as Uint8Array<ArrayBuffer> } : {}),
+      }),
+      {},
+      {
+        waitUntil: (promise) => {
+          const tracked = promise.catch(() => {}).finally(() => this.pending.delete(tracked));
+          this.pending.add(tracked);
+        },
+      },
+    );
+    const body = await readResponse(response);
+    return {
+      status: response.status,
+      headers: [...response.headers],
+      body,
+      logs: [],
+      durationMs: performance.now() - started,
+    };
+  }
+
+  /** Waits for the work integrations left running after their responses. */
+  async close(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+}
