@@ -2,10 +2,16 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
+import type { Integration } from '@portico/runtime';
 import { type Logger, pino } from 'pino';
 import { type PlatformConfig, resolveSecrets } from './config.js';
+import { createEgress } from './hosts/egress.js';
+import { InProcessHost } from './hosts/in-process-host.js';
+import { RemoteHost } from './hosts/remote-host.js';
+import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import type { ServiceContext } from './services/context.js';
+import { Dispatcher } from './services/dispatcher.js';
 import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
 import { migrate } from './storage/migrate.js';
@@ -19,14 +25,20 @@ export interface RunningPlatform {
   /** Migrations applied by this start (empty when the schema was already current). */
   migrationsApplied: string[];
   ctx: ServiceContext;
+  dispatcher: Dispatcher;
   /** Stops taking connections, finishes requests in flight, closes the database. */
   close(): Promise<void>;
 }
 
-export async function startPlatform(
-  config: PlatformConfig,
-  options: { logger?: Logger } = {},
-): Promise<RunningPlatform> {
+export interface StartOptions {
+  logger?: Logger;
+  /** Trusted integrations run in this process instead of workerd, by integration name. */
+  inProcess?: ReadonlyMap<string, Integration>;
+  /** Wall-clock limit of one dispatch (default 10 s). */
+  dispatchTimeoutMs?: number;
+}
+
+export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const secrets = resolveSecrets(config);
   const database = openDatabase({ url: config.databaseUrl, sqliteFile: join(config.dataDir, 'portico.db') });
@@ -43,8 +55,41 @@ export async function startPlatform(
     box: new SecretBox(secrets.secretKey),
     now: Date.now,
     publicUrl: '',
+    apiUrl: '',
+    wake: () => {},
   };
-  const app = createApp({ ctx, adminToken: secrets.adminToken, logger, version: VERSION });
+  if (database.dialect === 'sqlite') {
+    // One process owns a SQLite file: claims left by a crashed run are free again at once.
+    await ctx.db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
+  }
+  const egress = createEgress({
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    trustedOrigins: () => [ctx.apiUrl],
+    record: async (entry) => {
+      await ctx.db
+        .insertInto('egress')
+        .values({
+          installation_id: entry.installationId,
+          integration_name: entry.integration,
+          method: entry.method,
+          url: entry.url.slice(0, 2000),
+          status: entry.status,
+          refused: entry.refused,
+          at: ctx.now(),
+        })
+        .execute();
+    },
+  });
+  const hosts = {
+    workerd: new WorkerdHost({
+      egress,
+      ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
+    }),
+    inProcess: new InProcessHost(options.inProcess ?? new Map()),
+    remote: new RemoteHost(options.dispatchTimeoutMs),
+  };
+  const dispatcher = new Dispatcher({ ctx, hosts, logger });
+  const app = createApp({ ctx, dispatcher, adminToken: secrets.adminToken, logger, version: VERSION });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
     s.once('error', reject);
@@ -52,7 +97,9 @@ export async function startPlatform(
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   ctx.publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');
+  ctx.apiUrl = url;
   logger.info({ url, database: database.dialect, migrationsApplied }, 'portico is listening');
+  dispatcher.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -61,6 +108,7 @@ export async function startPlatform(
     adminTokenGenerated: secrets.adminTokenGenerated,
     migrationsApplied,
     ctx,
+    dispatcher,
     close() {
       closing ??= (async () => {
         await new Promise<void>((done) => {
@@ -72,6 +120,8 @@ export async function startPlatform(
           });
           if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
+        await dispatcher.stop();
+        await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
         await database.close();
       })();
       return closing;

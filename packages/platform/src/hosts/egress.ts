@@ -18,6 +18,8 @@ export interface EgressRecord {
 
 export interface EgressOptions {
   allowPrivateNetwork: boolean;
+  /** Origins reachable whatever their address: the platform's own API, which integrations call. */
+  trustedOrigins?: () => readonly string[];
   record(entry: EgressRecord): void | Promise<void>;
 }
 
@@ -81,7 +83,7 @@ export function createEgress(options: EgressOptions) {
       return refuse(`"${request.url}" is not a URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`${url.protocol} is not http or https`);
-    if (!options.allowPrivateNetwork) {
+    if (!options.allowPrivateNetwork && !(options.trustedOrigins?.() ?? []).includes(url.origin)) {
       const host = url.hostname.replace(/^\[|\]$/g, '');
       let addresses: string[];
       try {

@@ -12,6 +12,8 @@ import { ApiError } from '../errors.js';
 import { authenticate, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
+import type { Dispatcher } from '../services/dispatcher.js';
+import { ingestEvent } from '../services/events.js';
 import {
   getInstallation,
   installForOrganization,
@@ -22,6 +24,7 @@ import {
   statusHistory,
   uninstall,
 } from '../services/installations.js';
+import { callPublicEndpoint, publishWarnings, renderComponent } from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody } from './route.js';
 import * as S from './schemas.js';
@@ -29,6 +32,7 @@ import { describeValidationError } from './validation-error.js';
 
 export interface AppOptions {
   ctx: ServiceContext;
+  dispatcher: Dispatcher;
   adminToken: string;
   logger?: Logger | undefined;
   version: string;
@@ -37,15 +41,19 @@ export interface AppOptions {
 /** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const PUBLISH_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+/** Requests to public endpoints may carry up to this much (webhooks with attachments, uploads). */
+export const PUBLIC_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+const PUBLIC_PATH = /^\/v1\/installations\/[^/]+\/public(\/|$)/;
 
 const tags = {
   directory: ['Organizations and users'],
   integrations: ['Integrations'],
   installations: ['Installations'],
+  events: ['Events'],
 };
 
 export function createApp(options: AppOptions) {
-  const { ctx, adminToken } = options;
+  const { ctx, adminToken, dispatcher } = options;
   const app = new OpenAPIHono({
     defaultHook: (result, c) => {
       if (!result.success) {
@@ -75,7 +83,12 @@ export function createApp(options: AppOptions) {
   });
 
   app.use('*', async (c, next) => {
-    const limit = c.req.path === '/v1/integrations' ? PUBLISH_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
+    const limit =
+      c.req.path === '/v1/integrations'
+        ? PUBLISH_BODY_LIMIT_BYTES
+        : PUBLIC_PATH.test(c.req.path)
+          ? PUBLIC_BODY_LIMIT_BYTES
+          : BODY_LIMIT_BYTES;
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > limit)
       throw new ApiError(
@@ -212,9 +225,15 @@ export function createApp(options: AppOptions) {
       tags: tags.integrations,
       security: bearer,
       request: { body: jsonBody(S.PublishInput) },
-      responses: { 201: jsonAnswer(S.Published), ...errorResponses },
+      responses: { 201: jsonAnswer(S.Published.extend({ warnings: z.array(z.string()) })), ...errorResponses },
     }),
-    async (c) => c.json(await publish(ctx, await principal(c), c.req.valid('json')), 201),
+    async (c) => {
+      const published = await publish(ctx, await principal(c), c.req.valid('json'));
+      return c.json(
+        { ...published, warnings: await publishWarnings(dispatcher, published.name, published.version) },
+        201,
+      );
+    },
   );
 
   app.openapi(
@@ -354,6 +373,98 @@ export function createApp(options: AppOptions) {
       return c.body(null, 204);
     },
   );
+
+  // Events, components, public endpoints: where the platform reaches integrations.
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/events',
+      summary:
+        'Ingest a platform event (operator): persisted, acknowledged, then routed to the installations it concerns',
+      tags: tags.events,
+      security: bearer,
+      request: { body: jsonBody(S.EventInput) },
+      responses: { 202: jsonAnswer(S.EventAccepted), ...errorResponses },
+    }),
+    async (c) => {
+      requireAdmin(await principal(c));
+      return c.json(await ingestEvent(ctx, c.req.valid('json')), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/components/{componentId}/render',
+      summary: 'Render a component (ui_render), running an action first when one is given',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string(), componentId: z.string() }), body: jsonBody(S.RenderInput) },
+      responses: { 200: jsonAnswer(S.Rendered), ...errorResponses },
+    }),
+    async (c) => {
+      const { id, componentId } = c.req.valid('param');
+      return c.json(
+        await renderComponent(ctx, dispatcher, await principal(c), id, componentId, c.req.valid('json')),
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}/dispatches',
+      summary: 'The latest dispatches to this installation: event, host, status, duration, error and logs',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: jsonAnswer(z.array(S.DispatchRecord)), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await getInstallation(ctx, await principal(c), id);
+      const rows = await ctx.db
+        .selectFrom('dispatches')
+        .selectAll()
+        .where('installation_id', '=', id)
+        .orderBy('id', 'desc')
+        .limit(100)
+        .execute();
+      return c.json(
+        rows.map((r) => ({
+          eventId: r.event_id,
+          type: r.event_type,
+          host: r.host,
+          status: r.status,
+          durationMs: r.duration_ms,
+          error: r.error,
+          logs: JSON.parse(r.logs) as string[],
+          at: new Date(r.at).toISOString(),
+        })),
+        200,
+      );
+    },
+  );
+
+  const publicEndpoint = async (c: Context) => callPublicEndpoint(ctx, dispatcher, c.req.param('id') ?? '', c.req.raw);
+  app.all('/v1/installations/:id/public', publicEndpoint);
+  app.all('/v1/installations/:id/public/*', publicEndpoint);
+  for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+    app.openAPIRegistry.registerPath({
+      method,
+      path: '/v1/installations/{id}/public/{path}',
+      summary: "The installation's public endpoint: any method, any body, handed unchanged to the integration's fetch",
+      tags: tags.installations,
+      request: { params: z.object({ id: z.string(), path: z.string() }) },
+      responses: {
+        200: { description: "Whatever the integration's fetch handler answers" },
+        404: errorResponses[404],
+        413: errorResponses[413],
+        503: { description: 'The installation is paused' },
+      },
+    });
+  }
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

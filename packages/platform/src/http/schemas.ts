@@ -105,3 +105,84 @@ export const ConfigurationResult = z
 export const StatusChange = z
   .object({ from: z.string().nullable(), to: z.string(), cause: z.string(), at: z.string() })
   .openapi('StatusChange');
+
+const Visitor = z.strictObject({
+  anonymousId: z.string(),
+  userAgent: z.string(),
+  ip: z.string(),
+  cookies: z.record(z.string(), z.string()),
+});
+const EventId = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .openapi({ description: 'Unique per event; a repeated eventId is accepted once' });
+const spaceEvent = <T extends string, S extends z.ZodRawShape>(type: T, fields: S) =>
+  z.strictObject({ type: z.literal(type), eventId: EventId, spaceId: Id, ...fields });
+
+export const EventInput = z
+  .discriminatedUnion('type', [
+    spaceEvent('space_content_updated', { revisionId: z.string().min(1) }),
+    spaceEvent('space_view', {
+      visitor: Visitor.optional(),
+      url: z.string().optional(),
+      referrer: z.string().optional(),
+    }),
+    spaceEvent('space_visibility_updated', { visibility: z.string().optional() }),
+    spaceEvent('space_gitsync_started', { revisionId: z.string().optional() }),
+    spaceEvent('space_gitsync_completed', {
+      revisionId: z.string().optional(),
+      state: z.enum(['success', 'failure']).optional(),
+    }),
+    z.strictObject({
+      type: z.literal('site_view'),
+      eventId: EventId,
+      siteId: Id,
+      visitor: Visitor,
+      url: z.string(),
+      referrer: z.string(),
+    }),
+    z.strictObject({
+      type: z.literal('page_feedback'),
+      eventId: EventId,
+      siteId: Id,
+      spaceId: Id,
+      pageId: z.string().min(1),
+      feedback: z.strictObject({ rating: z.string(), comment: z.string() }),
+      visitor: Visitor,
+      url: z.string(),
+      referrer: z.string(),
+    }),
+  ])
+  .openapi('EventInput');
+
+export const EventAccepted = z.object({ eventId: z.string(), duplicate: z.boolean() }).openapi('EventAccepted');
+
+export const RenderInput = z
+  .strictObject({
+    props: z.record(z.string(), z.unknown()).optional(),
+    state: z.record(z.string(), z.unknown()).optional(),
+    action: z
+      .object({ action: z.string().min(1) })
+      .catchall(z.unknown())
+      .optional(),
+  })
+  .openapi('RenderInput');
+
+export const Rendered = z
+  .object({ element: z.unknown(), state: z.record(z.string(), z.unknown()) })
+  .openapi('Rendered');
+
+export const DispatchRecord = z
+  .object({
+    eventId: z.string().nullable(),
+    type: z.string(),
+    host: z.string(),
+    status: z.number(),
+    durationMs: z.number(),
+    error: z.string().nullable(),
+    logs: z.array(z.string()),
+    at: z.string(),
+  })
+  .openapi('Dispatch');

@@ -10,6 +10,10 @@ export interface ServiceContext {
   now: () => number;
   /** Base URL under which installations' public endpoints live, e.g. `http://127.0.0.1:8787`. */
   publicUrl: string;
+  /** Base URL of this API, as integrations reach it (`environment.apiEndpoint`). */
+  apiUrl: string;
+  /** Tells the dispatcher that new work is in the outbox (a no-op until it runs). */
+  wake: () => void;
 }
 
 /** Who is calling: the operator, a user, or an installation (its integration). */

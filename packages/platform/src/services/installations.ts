@@ -177,6 +177,7 @@ async function create(
     await mintToken(ctx, trx, row.id, input.manifest.scopes);
     await owe(trx, row, 'installed', now);
   });
+  ctx.wake();
   return view(ctx, row);
 }
 
@@ -287,7 +288,7 @@ export async function patchConfiguration(
   const before = await authorized(ctx, principal, id);
   const { manifest } = await manifestOf(ctx, before.integration_name);
   const level = levelOf(before.target_type);
-  return ctx.db.transaction().execute(async (trx) => {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
     const row = await trx
       .selectFrom('installations')
@@ -310,6 +311,8 @@ export async function patchConfiguration(
     await owe(trx, { ...row, status }, 'configuration', now);
     return { status, configuration, errors };
   });
+  ctx.wake();
+  return result;
 }
 
 export async function setPaused(

@@ -1,0 +1,148 @@
+/**
+ * Calls that reach an integration synchronously: a request to an installation's public endpoint
+ * (spec 4.2) and a component render (spec 2.4). Both go through the dispatcher as envelopes.
+ */
+import { type FetchEvent, validateContentKit } from '@portico/runtime';
+import { ApiError, notFound } from '../errors.js';
+import { HostError } from '../hosts/host.js';
+import type { Principal, ServiceContext } from './context.js';
+import type { Dispatcher } from './dispatcher.js';
+import { getInstallation } from './installations.js';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'content-length',
+]);
+
+function hostFailure(error: unknown): never {
+  if (error instanceof HostError) {
+    throw new ApiError(error.failure === 'timeout' ? 504 : 502, `integration_${error.failure}`, error.message);
+  }
+  throw error;
+}
+
+/** Hands a request that reached `/v1/installations/{id}/public[/…]` to the integration's `fetch`. */
+export async function callPublicEndpoint(
+  ctx: ServiceContext,
+  dispatcher: Dispatcher,
+  id: string,
+  request: Request,
+): Promise<Response> {
+  const installation = await ctx.db
+    .selectFrom('installations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('uninstalled_at', 'is', null)
+    .executeTakeFirst();
+  if (!installation) throw notFound(`the installation ${id}`);
+  if (installation.status === 'paused') {
+    throw new ApiError(
+      503,
+      'installation_paused',
+      `the installation ${id} is paused; an organization admin can resume it`,
+    );
+  }
+  const url = new URL(request.url);
+  const headers = [...request.headers].filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()));
+  const event: FetchEvent = {
+    type: 'fetch',
+    eventId: `req_${Date.now().toString(36)}`,
+    installationId: id,
+    request: { method: request.method, url: `${ctx.publicUrl}${url.pathname}${url.search}`, headers },
+  };
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+  const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : undefined;
+  const response = await dispatcher.send(installation, event, body).catch(hostFailure);
+  const out = new Headers();
+  for (const [name, value] of response.headers) if (!HOP_BY_HOP.has(name.toLowerCase())) out.append(name, value);
+  const empty = request.method === 'HEAD' || response.status === 204 || response.status === 304;
+  return new Response(empty ? null : (response.body as Uint8Array<ArrayBuffer>), {
+    status: response.status,
+    headers: out,
+  });
+}
+
+export interface RenderInput {
+  props?: Record<string, unknown> | undefined;
+  state?: Record<string, unknown> | undefined;
+  action?: ({ action: string } & Record<string, unknown>) | undefined;
+}
+
+/** Renders a component (ui_render), checks the tree it answers, and answers `{ element, state }`. */
+export async function renderComponent(
+  ctx: ServiceContext,
+  dispatcher: Dispatcher,
+  principal: Principal,
+  id: string,
+  componentId: string,
+  input: RenderInput,
+) {
+  await getInstallation(ctx, principal, id);
+  const installation = await ctx.db
+    .selectFrom('installations')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  if (installation.status === 'paused')
+    throw new ApiError(503, 'installation_paused', `the installation ${id} is paused`);
+  const response = await dispatcher
+    .send(installation, {
+      type: 'ui_render',
+      eventId: `render_${Date.now().toString(36)}`,
+      installationId: id,
+      componentId,
+      props: input.props ?? {},
+      ...(input.state !== undefined ? { state: input.state } : {}),
+      ...(input.action !== undefined ? { action: input.action } : {}),
+    })
+    .catch(hostFailure);
+  const text = new TextDecoder().decode(response.body);
+  let body: { element?: unknown; state?: Record<string, unknown>; error?: { code?: string; message?: string } } = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(
+      502,
+      'integration_error',
+      `the integration answered ${response.status} with a body that is not JSON`,
+    );
+  }
+  if (response.status !== 200) {
+    const status = response.status === 404 || response.status === 400 ? response.status : 502;
+    throw new ApiError(
+      status,
+      body.error?.code ?? 'integration_error',
+      body.error?.message ?? `the integration answered ${response.status}`,
+    );
+  }
+  const problems = validateContentKit(body.element);
+  if (problems.length > 0) {
+    throw new ApiError(
+      502,
+      'invalid_contentkit',
+      `the component "${componentId}" rendered an invalid tree: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`,
+    );
+  }
+  return { element: body.element, state: body.state ?? {} };
+}
+
+/** Warnings about a published version: blocks whose component the script does not define. */
+export async function publishWarnings(dispatcher: Dispatcher, name: string, version: number): Promise<string[]> {
+  const bundle = await dispatcher.bundle(name, version);
+  const blocks = bundle.manifest.blocks ?? [];
+  if (blocks.length === 0) return [];
+  const descriptor = await dispatcher.describe(bundle);
+  if (descriptor === undefined) return ['the script could not be started to check that each block has its component'];
+  return blocks
+    .filter((block) => !descriptor.components.includes(block.id))
+    .map(
+      (block) =>
+        `the block "${block.id}" has no component: the script defines ${descriptor.components.length ? descriptor.components.map((c) => `"${c}"`).join(', ') : 'none'}; add createComponent({ componentId: "${block.id}", … }) or remove the block`,
+    );
+}
