@@ -103,6 +103,8 @@ export class WorkerdHost implements Host {
           const response = await worker.miniflare.dispatchFetch('http://integration.internal/v1', {
             method: request.method,
             headers: request.headers,
+            // The integration's answer goes back as it is: a redirect is for the browser, not for us.
+            redirect: 'manual',
             ...(request.body ? { body: request.body as Uint8Array<ArrayBuffer> } : {}),
           });
           return {
