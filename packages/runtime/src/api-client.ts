@@ -42,12 +42,14 @@ export class PlatformApiError extends Error {
 }
 
 export function createPlatformApi(environment: Pick<Environment, 'apiEndpoint' | 'apiTokens' | 'id'>): PlatformApi {
-  const base = environment.apiEndpoint.replace(/\/+$/, '');
-  const installation = `/v1/installations/${encodeURIComponent(environment.id)}`;
+  // Read lazily and defensively: an event that never calls the API needs none of this.
+  const base = String(environment.apiEndpoint ?? '').replace(/\/+$/, '');
+  const installation = `/v1/installations/${encodeURIComponent(String(environment.id ?? ''))}`;
 
   const request = (path: string, init: RequestInit = {}) => {
+    if (base === '') throw new PlatformApiError(0, 'no_api_endpoint', 'the environment has no apiEndpoint: the platform API cannot be reached');
     const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${environment.apiTokens.installation}`);
+    headers.set('authorization', `Bearer ${environment.apiTokens?.installation ?? ''}`);
     if (init.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
     return fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers });
   };

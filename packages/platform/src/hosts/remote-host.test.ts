@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createIntegration, encodeEnvelope, type PlatformEvent } from '@portico/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostError } from './host.js';
+import { InProcessHost } from './in-process-host.js';
+import { RemoteHost } from './remote-host.js';
+
+const integration = createIntegration({
+  fetch: async (request) => new Response(`echo ${request.method} ${await request.text()}`),
+});
+
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  // An integration served elsewhere: its own HTTP server answering POST /v1 (spec 4.1).
+  server = createServer(async (req, res) => {
+    if (req.url === '/slow/v1') return; // never answers
+    if (req.url === '/huge/v1') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(1024 * 1024);
+      for (let i = 0; i < 20 && !res.destroyed; i++) res.write(chunk);
+      return res.end();
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const response = await integration.fetch(
+      new Request(`http://remote.test${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : null }),
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+async function envelope() {
+  const event = { type: 'fetch', eventId: 'e', request: { method: 'POST', url: 'https://p.test/public', headers: [] } } as PlatformEvent;
+  const encoded = await encodeEnvelope({ event, environment: { id: 'inst_1' } as never, body: new TextEncoder().encode('hi') });
+  return { method: 'POST' as const, headers: encoded.headers, body: encoded.body };
+}
+
+describe('the remote host', () => {
+  const host = new RemoteHost(1000);
+
+  it('POSTs the envelope to <endpoint>/v1 and answers the integration response', async () => {
+    const answer = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: base }, await envelope());
+    expect(answer.status).toBe(200);
+    expect(new TextDecoder().decode(answer.body)).toBe('echo POST hi');
+  });
+
+  it('times out, refuses a response over the limit, and reports an unreachable endpoint', async () => {
+    const slow = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: `${base}/slow` }, await envelope()).catch((e: unknown) => e);
+    expect(slow).toMatchObject({ failure: 'timeout', message: expect.stringMatching(/did not answer within 1 s/) });
+    const huge = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: `${base}/huge` }, await envelope()).catch((e: unknown) => e);
+    expect(huge).toMatchObject({ failure: 'too_large' });
+    const gone = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: 'http://127.0.0.1:9' }, await envelope()).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(HostError);
+    expect((gone as HostError).failure).toBe('unreachable');
+  });
+});
+
+describe('the in-process host', () => {
+  it('runs a registered integration and refuses others', async () => {
+    const host = new InProcessHost(new Map([['echo', integration]]));
+    const answer = await host.dispatch({ name: 'echo', version: 1, script: '' }, await envelope());
+    expect(new TextDecoder().decode(answer.body)).toBe('echo POST hi');
+    await expect(host.dispatch({ name: 'other', version: 1, script: '' }, await envelope())).rejects.toMatchObject({ failure: 'startup' });
+    await host.close();
+  });
+});
