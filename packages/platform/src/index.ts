@@ -1,5 +1,10 @@
 export { ConfigError, configFromEnv, type PlatformConfig } from './config.js';
 export { ApiError } from './errors.js';
+export { createEgress, isInternalAddress } from './hosts/egress.js';
+export { type Host, HostError, type HostRequest, type HostResponse, type IntegrationBundle } from './hosts/host.js';
+export { InProcessHost } from './hosts/in-process-host.js';
+export { RemoteHost } from './hosts/remote-host.js';
+export { WorkerdHost } from './hosts/workerd-host.js';
 export { createApp } from './http/app.js';
 export { type RunningPlatform, type StartOptions, startPlatform, VERSION } from './server.js';
 export type { Principal, ServiceContext } from './services/context.js';

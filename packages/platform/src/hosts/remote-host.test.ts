@@ -25,7 +25,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const response = await integration.fetch(
-      new Request(`http://remote.test${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : null }),
+      new Request(`http://remote.test${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body: req.method === 'POST' ? Buffer.concat(chunks) : null,
+      }),
     );
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
@@ -36,8 +40,16 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 async function envelope() {
-  const event = { type: 'fetch', eventId: 'e', request: { method: 'POST', url: 'https://p.test/public', headers: [] } } as PlatformEvent;
-  const encoded = await encodeEnvelope({ event, environment: { id: 'inst_1' } as never, body: new TextEncoder().encode('hi') });
+  const event = {
+    type: 'fetch',
+    eventId: 'e',
+    request: { method: 'POST', url: 'https://p.test/public', headers: [] },
+  } as PlatformEvent;
+  const encoded = await encodeEnvelope({
+    event,
+    environment: { id: 'inst_1' } as never,
+    body: new TextEncoder().encode('hi'),
+  });
   return { method: 'POST' as const, headers: encoded.headers, body: encoded.body };
 }
 
@@ -51,11 +63,17 @@ describe('the remote host', () => {
   });
 
   it('times out, refuses a response over the limit, and reports an unreachable endpoint', async () => {
-    const slow = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: `${base}/slow` }, await envelope()).catch((e: unknown) => e);
+    const slow = await host
+      .dispatch({ name: 'r', version: 1, script: '', endpoint: `${base}/slow` }, await envelope())
+      .catch((e: unknown) => e);
     expect(slow).toMatchObject({ failure: 'timeout', message: expect.stringMatching(/did not answer within 1 s/) });
-    const huge = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: `${base}/huge` }, await envelope()).catch((e: unknown) => e);
+    const huge = await host
+      .dispatch({ name: 'r', version: 1, script: '', endpoint: `${base}/huge` }, await envelope())
+      .catch((e: unknown) => e);
     expect(huge).toMatchObject({ failure: 'too_large' });
-    const gone = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: 'http://127.0.0.1:9' }, await envelope()).catch((e: unknown) => e);
+    const gone = await host
+      .dispatch({ name: 'r', version: 1, script: '', endpoint: 'http://127.0.0.1:9' }, await envelope())
+      .catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(HostError);
     expect((gone as HostError).failure).toBe('unreachable');
   });
@@ -66,7 +84,9 @@ describe('the in-process host', () => {
     const host = new InProcessHost(new Map([['echo', integration]]));
     const answer = await host.dispatch({ name: 'echo', version: 1, script: '' }, await envelope());
     expect(new TextDecoder().decode(answer.body)).toBe('echo POST hi');
-    await expect(host.dispatch({ name: 'other', version: 1, script: '' }, await envelope())).rejects.toMatchObject({ failure: 'startup' });
+    await expect(host.dispatch({ name: 'other', version: 1, script: '' }, await envelope())).rejects.toMatchObject({
+      failure: 'startup',
+    });
     await host.close();
   });
 });
