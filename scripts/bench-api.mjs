@@ -67,7 +67,9 @@ async function seed(url, adminToken) {
   const { token } = await call('POST', '/v1/users', { id: 'ada', name: 'Ada' });
   await call('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
   const manifest = `name: bench\ntitle: Bench\ndescription: Benchmark\norganization: acme\nvisibility: private\nscopes: []\nconfigurations:\n  account:\n    properties:\n      url:\n        type: string\n    required: [url]\n`;
-  await call('POST', '/v1/integrations', { manifest, script: 'export default {}' }, token);
+  // A worker that answers every envelope at once: each PATCH's setup event is dispatched to it.
+  const script = 'export default { async fetch() { return new Response(null, { status: 204 }); } };';
+  await call('POST', '/v1/integrations', { manifest, script }, token);
   const installation = await call('POST', '/v1/orgs/acme/installations', { integration: 'bench' }, token);
   return { token, id: installation.id };
 }

@@ -202,7 +202,9 @@ compare, async) runs at this fraction of a bare synchronous HMAC over the same b
 by autocannon (${10} connections, ${5} s per route) from the benchmark process on the same machine; a bare
 \`node:http\` server answering a fixed JSON body is measured the same way in the same run. GET and PATCH
 use a member's user token (token lookup and membership check on each request); each PATCH merges,
-validates, writes the configuration and its setup event in one transaction.
+validates, writes the configuration and its setup event in one transaction, and the server then
+dispatches that setup event to the integration (a minimal worker in workerd) in the background.
+All connections edit the same installation, so on PostgreSQL the edits queue on its row lock.
 
 | Server and route | Throughput | Ratio to bare node:http |
 |---|---|---|

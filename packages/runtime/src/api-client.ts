@@ -47,7 +47,12 @@ export function createPlatformApi(environment: Pick<Environment, 'apiEndpoint' |
   const installation = `/v1/installations/${encodeURIComponent(String(environment.id ?? ''))}`;
 
   const request = (path: string, init: RequestInit = {}) => {
-    if (base === '') throw new PlatformApiError(0, 'no_api_endpoint', 'the environment has no apiEndpoint: the platform API cannot be reached');
+    if (base === '')
+      throw new PlatformApiError(
+        0,
+        'no_api_endpoint',
+        'the environment has no apiEndpoint: the platform API cannot be reached',
+      );
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${environment.apiTokens?.installation ?? ''}`);
     if (init.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
