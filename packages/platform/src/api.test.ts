@@ -148,6 +148,7 @@ describe.each(backends)('the API on $name', (backend) => {
           visibility: 'private',
           organization: 'acme',
           shareToken: expect.any(String),
+          warnings: [],
         },
       });
       const second = await publish(world.tokens.ada, manifest('pub-one', 'acme', 'public'));
