@@ -11,7 +11,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'integrations/*/src/**/*.test.ts'],
     testTimeout: 20_000,
   },
 });

@@ -96,7 +96,7 @@ describe.each(backends)('the API on $name', (backend) => {
 
     it('nothing was created by any of those', async () => {
       const rows = await world.platform.ctx.db.selectFrom('organizations').select('id').orderBy('id').execute();
-      expect(rows.map((r) => r.id)).toEqual(['acme', 'globex']);
+      expect(rows.map((r) => r.id)).toEqual(['acme', 'globex', 'portico']);
     });
   });
 

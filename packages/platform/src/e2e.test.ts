@@ -105,7 +105,7 @@ beforeAll(async () => {
   ada = client(platform.url, adaToken);
   await publish(recorderDir, { RECORDER_URL: recorderUrl });
   await publish('hello-world', { HELLO_WORLD_API_KEY: 'hello-key' });
-  await publish('webhook-receiver');
+  await publish('public-endpoint');
   await publish('oauth-connect', {
     OAUTH_CLIENT_ID: 'portico',
     OAUTH_CLIENT_SECRET: 'oauth-secret',
@@ -308,8 +308,8 @@ describe('end to end, in workerd', () => {
     await ada('POST', `/v1/installations/${org}/resume`);
   });
 
-  it('webhook-receiver: GET answers 405 "Method not allowed", POST 200 { received: true } and records the arrival', async () => {
-    const id = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'webhook-receiver' })).body.id;
+  it('public-endpoint: GET answers 405 "Method not allowed", POST 200 { received: true } and records the arrival', async () => {
+    const id = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'public-endpoint' })).body.id;
     const get = await fetch(`${platform.url}/v1/installations/${id}/public`);
     expect(get.status).toBe(405);
     expect(await get.text()).toBe('Method not allowed');

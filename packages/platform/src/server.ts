@@ -5,12 +5,14 @@ import { type ServerType, serve } from '@hono/node-server';
 import type { Integration } from '@portico/runtime';
 import { type Logger, pino } from 'pino';
 import { type PlatformConfig, resolveSecrets } from './config.js';
+import { BUILTINS, publishBuiltins } from './builtins.js';
 import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
 import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import type { ServiceContext } from './services/context.js';
+import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { Dispatcher } from './services/dispatcher.js';
 import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
@@ -36,6 +38,8 @@ export interface StartOptions {
   inProcess?: ReadonlyMap<string, Integration>;
   /** Wall-clock limit of one dispatch (default 10 s). */
   dispatchTimeoutMs?: number;
+  /** Total time of one webhook delivery attempt (default 10 s). */
+  deliveryTimeoutMs?: number;
 }
 
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
@@ -57,10 +61,12 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     publicUrl: '',
     apiUrl: '',
     wake: () => {},
+    wakeDeliveries: () => {},
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
     await ctx.db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
+    await ctx.db.updateTable('deliveries').set({ claimed_until: null }).where('status', '=', 'pending').execute();
   }
   const egress = createEgress({
     allowPrivateNetwork: config.allowPrivateNetwork,
@@ -85,10 +91,18 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       egress,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
     }),
-    inProcess: new InProcessHost(options.inProcess ?? new Map()),
+    inProcess: new InProcessHost(new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])])),
     remote: new RemoteHost(options.dispatchTimeoutMs),
   };
+  await publishBuiltins(ctx);
   const dispatcher = new Dispatcher({ ctx, hosts, logger });
+  const deliveries = new DeliveryEngine({
+    ctx,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    userAgent: `Portico-Webhooks/${VERSION}`,
+    logger,
+    ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
+  });
   const app = createApp({ ctx, dispatcher, adminToken: secrets.adminToken, logger, version: VERSION });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
@@ -100,6 +114,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   ctx.apiUrl = url;
   logger.info({ url, database: database.dialect, migrationsApplied }, 'portico is listening');
   dispatcher.start();
+  deliveries.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -121,6 +136,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
           if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
         await dispatcher.stop();
+        await deliveries.stop();
         await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
         await database.close();
       })();

@@ -2,7 +2,7 @@
 
 import { loadManifest, type Manifest } from '@portico/manifest';
 import helloWorld from '@portico-examples/hello-world';
-import webhookReceiver from '@portico-examples/webhook-receiver';
+import publicEndpoint from '@portico-examples/public-endpoint';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestPlatform, type TestPlatform } from './test-platform.js';
 
@@ -69,9 +69,9 @@ describe('hello-world: a component with state and actions', () => {
   });
 });
 
-describe('webhook-receiver: the public endpoint reference behaviour (spec 4.2)', () => {
+describe('public-endpoint: the public endpoint reference behaviour (spec 4.2)', () => {
   it('answers GET with 405 "Method not allowed"', async () => {
-    const platform = await platformFor(webhookReceiver, { manifest: await manifestOf('webhook-receiver') });
+    const platform = await platformFor(publicEndpoint, { manifest: await manifestOf('public-endpoint') });
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const response = await platform.fetch('/', { method });
       expect(response.status).toBe(405);
@@ -80,7 +80,7 @@ describe('webhook-receiver: the public endpoint reference behaviour (spec 4.2)',
   });
 
   it('answers POST with 200 { received: true } at once and records the arrival after the response', async () => {
-    const platform = await platformFor(webhookReceiver, { manifest: await manifestOf('webhook-receiver') });
+    const platform = await platformFor(publicEndpoint, { manifest: await manifestOf('public-endpoint') });
     const response = await platform.fetch('/incoming?source=test', {
       method: 'POST',
       body: JSON.stringify({ hello: 'world' }),

@@ -95,21 +95,21 @@ describe('portico publish', () => {
 
   it('shows the platform refusal, and needs an address and a token', async () => {
     const io = memoryIo(examples);
-    expect(await run(['publish', 'webhook-receiver', '--api', platform.url, '--token', 'ptu_wrong'], io)).toBe(1);
+    expect(await run(['publish', 'public-endpoint', '--api', platform.url, '--token', 'ptu_wrong'], io)).toBe(1);
     expect(io.stderr).toMatch(/the platform refused it \(401\): the token is not valid/);
     const noApi = memoryIo(examples);
     const saved = { ...process.env };
     delete process.env.PORTICO_API;
     delete process.env.PORTICO_TOKEN;
     try {
-      expect(await run(['publish', 'webhook-receiver'], noApi)).toBe(1);
+      expect(await run(['publish', 'public-endpoint'], noApi)).toBe(1);
     } finally {
       process.env = saved;
     }
     expect(noApi.stderr).toMatch(/give the platform address with --api URL \(or PORTICO_API\)/);
     const unreachable = memoryIo(examples);
     expect(
-      await run(['publish', 'webhook-receiver', '--api', 'http://127.0.0.1:9', '--token', token], unreachable),
+      await run(['publish', 'public-endpoint', '--api', 'http://127.0.0.1:9', '--token', token], unreachable),
     ).toBe(1);
     expect(unreachable.stderr).toMatch(/could not reach http:\/\/127\.0\.0\.1:9/);
   });

@@ -12,6 +12,8 @@ import { ApiError } from '../errors.js';
 import { authenticate, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
+import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
+import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
 import type { Dispatcher } from '../services/dispatcher.js';
 import { ingestEvent } from '../services/events.js';
 import {
@@ -50,6 +52,7 @@ const tags = {
   integrations: ['Integrations'],
   installations: ['Installations'],
   events: ['Events'],
+  deliveries: ['Webhook deliveries'],
 };
 
 export function createApp(options: AppOptions) {
@@ -444,6 +447,92 @@ export function createApp(options: AppOptions) {
         })),
         200,
       );
+    },
+  );
+
+  // Webhook deliveries and signing secrets.
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/deliveries',
+      summary: 'Ask the delivery engine to deliver a signed JSON body to a URL (the installation itself, or its organization)',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(S.DeliveryInput) },
+      responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
+    }),
+    async (c) => c.json(await requestDelivery(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 202),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}/deliveries',
+      summary: 'Deliveries with their attempts, newest first; the next page’s cursor is in X-Next-Cursor',
+      tags: tags.deliveries,
+      security: bearer,
+      request: {
+        params: z.object({ id: z.string() }),
+        query: z.object({
+          status: z.enum(['pending', 'delivered', 'failed']).optional(),
+          eventId: z.string().optional(),
+          limit: z.coerce.number().int().min(1).max(200).optional(),
+          cursor: z.string().optional(),
+        }),
+      },
+      responses: { 200: jsonAnswer(z.array(S.Delivery)), ...errorResponses },
+    }),
+    async (c) => {
+      const page = await listDeliveries(ctx, await principal(c), c.req.valid('param').id, c.req.valid('query'));
+      if (page.nextCursor) c.header('x-next-cursor', page.nextCursor);
+      return c.json(page.deliveries, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/deliveries/{id}/redeliver',
+      summary: 'Deliver again: a new delivery with the same body and eventId',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 202: jsonAnswer(S.Delivery), ...errorResponses },
+    }),
+    async (c) => c.json(await redeliver(ctx, await principal(c), c.req.valid('param').id), 202),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}/signing-secret',
+      summary: 'The current signing secret of X-Platform-Signature (created on first use)',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: jsonAnswer(S.SigningSecret), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await getInstallation(ctx, await principal(c), id);
+      return c.json({ secret: (await validSecrets(ctx, id))[0] as string }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/signing-secret/rotate',
+      summary: 'Make a new signing secret current; the previous one keeps signing for 24 h',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: jsonAnswer(S.SigningSecret), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await getInstallation(ctx, await principal(c), id);
+      return c.json({ secret: await rotateSecret(ctx, id) }, 200);
     },
   );
 

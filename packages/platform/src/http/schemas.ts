@@ -186,3 +186,38 @@ export const DispatchRecord = z
     at: z.string(),
   })
   .openapi('Dispatch');
+
+export const DeliveryInput = z
+  .strictObject({
+    url: z.string().min(1),
+    eventId: z.string().min(1).max(200),
+    type: z.string().min(1).max(100),
+    payload: z.record(z.string(), z.unknown()).openapi({ description: 'The JSON body to deliver, byte for byte on every attempt' }),
+  })
+  .openapi('DeliveryInput');
+
+export const Delivery = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    type: z.string(),
+    url: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    createdAt: z.string(),
+    nextAttemptAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    redeliveryOf: z.string().nullable(),
+    attempts: z.array(
+      z.object({
+        number: z.number(),
+        at: z.string(),
+        status: z.number().nullable(),
+        durationMs: z.number(),
+        error: z.string().nullable(),
+        response: z.string().nullable(),
+      }),
+    ),
+  })
+  .openapi('Delivery');
+
+export const SigningSecret = z.object({ secret: z.string() }).openapi('SigningSecret');

@@ -14,6 +14,8 @@ export interface ServiceContext {
   apiUrl: string;
   /** Tells the dispatcher that new work is in the outbox (a no-op until it runs). */
   wake: () => void;
+  /** Tells the delivery engine that a delivery is due (a no-op until it runs). */
+  wakeDeliveries: () => void;
 }
 
 /** Who is calling: the operator, a user, or an installation (its integration). */

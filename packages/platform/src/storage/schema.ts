@@ -21,6 +21,10 @@
  *   Dispatchers claim rows with a lease and take each installation's rows in order.
  * - dispatch: one envelope sent to an integration's host and how it went, with the logs.
  * - egress: an outbound request made by integration code through the platform.
+ * - delivery: a webhook POST owed to a URL (the exact body, the event it carries), worked by the
+ *   delivery engine until it is `delivered` or `failed`; each try is an attempt, logged.
+ * - signing secret: the installation's HMAC key for `X-Platform-Signature`; after a rotation the
+ *   old one keeps signing for 24 h.
  *
  * Times are Unix milliseconds; JSON columns are text in both back ends.
  */
@@ -118,6 +122,40 @@ export interface Database {
     error: string | null;
     logs: string;
     at: number;
+  };
+  deliveries: {
+    id: string;
+    installation_id: string;
+    event_id: string;
+    type: string;
+    url: string;
+    /** The exact bytes every attempt sends (UTF-8 JSON). */
+    body: string;
+    status: 'pending' | 'delivered' | 'failed';
+    attempts: number;
+    next_attempt_at: number | null;
+    claimed_until: number | null;
+    last_error: string | null;
+    redelivery_of: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  delivery_attempts: {
+    id: Generated<number>;
+    delivery_id: string;
+    number: number;
+    at: number;
+    status: number | null;
+    duration_ms: number;
+    error: string | null;
+    response_excerpt: string | null;
+  };
+  signing_secrets: {
+    id: Generated<number>;
+    installation_id: string;
+    secret: string;
+    created_at: number;
+    expires_at: number | null;
   };
   egress: {
     id: Generated<number>;

@@ -1,0 +1,146 @@
+/** Deliveries through the API: asking for one, reading the log, delivering again. */
+import { badRequest, notFound } from '../errors.js';
+import type { Principal, ServiceContext } from '../services/context.js';
+import { getInstallation } from '../services/installations.js';
+import { newId } from '../services/tokens.js';
+import type { Selectable } from 'kysely';
+import type { Database } from '../storage/schema.js';
+
+export interface DeliveryRequest {
+  url: string;
+  eventId: string;
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  type: string;
+  url: string;
+  status: 'pending' | 'delivered' | 'failed';
+  createdAt: string;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  redeliveryOf: string | null;
+  attempts: { number: number; at: string; status: number | null; durationMs: number; error: string | null; response: string | null }[];
+}
+
+/** Asks the engine to deliver `payload` to `url`; the row is durable before this answers. */
+export async function requestDelivery(ctx: ServiceContext, principal: Principal, installationId: string, input: DeliveryRequest) {
+  await getInstallation(ctx, principal, installationId);
+  try {
+    const url = new URL(input.url);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+  } catch {
+    throw badRequest('invalid_url', `"${input.url}" is not an http(s) URL`);
+  }
+  const now = ctx.now();
+  const row = {
+    id: newId('dlv'),
+    installation_id: installationId,
+    event_id: input.eventId,
+    type: input.type,
+    url: input.url,
+    body: JSON.stringify(input.payload),
+    status: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: now,
+    claimed_until: null,
+    last_error: null,
+    redelivery_of: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('deliveries').values(row).execute();
+  ctx.wakeDeliveries();
+  return { id: row.id, status: row.status };
+}
+
+export async function redeliver(ctx: ServiceContext, principal: Principal, deliveryId: string) {
+  const original = await ctx.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
+  if (!original) throw notFound(`the delivery ${deliveryId}`);
+  await getInstallation(ctx, principal, original.installation_id);
+  const now = ctx.now();
+  const row = {
+    ...original,
+    id: newId('dlv'),
+    status: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: now,
+    claimed_until: null,
+    last_error: null,
+    redelivery_of: original.id,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('deliveries').values(row).execute();
+  ctx.wakeDeliveries();
+  return view(row, []);
+}
+
+export async function listDeliveries(
+  ctx: ServiceContext,
+  principal: Principal,
+  installationId: string,
+  filter: { status?: string | undefined; eventId?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
+  await getInstallation(ctx, principal, installationId);
+  const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
+  let after: { createdAt: number; id: string } | undefined;
+  if (filter.cursor) {
+    const [createdAt, id] = Buffer.from(filter.cursor, 'base64url').toString().split('|');
+    if (!createdAt || !id || !/^\d+$/.test(createdAt)) throw badRequest('invalid_cursor', 'the cursor is not one this API gave');
+    after = { createdAt: Number(createdAt), id };
+  }
+  const rows = await ctx.db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .$if(filter.status !== undefined, (qb) => qb.where('status', '=', filter.status as 'pending'))
+    .$if(filter.eventId !== undefined, (qb) => qb.where('event_id', '=', filter.eventId as string))
+    .$if(after !== undefined, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after?.createdAt as number),
+          eb.and([eb('created_at', '=', after?.createdAt as number), eb('id', '<', after?.id as string)]),
+        ]),
+      ),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  const attempts =
+    page.length === 0
+      ? []
+      : await ctx.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', page.map((r) => r.id)).orderBy('number').execute();
+  const last = page.at(-1);
+  return {
+    deliveries: page.map((row) => view(row, attempts.filter((a) => a.delivery_id === row.id))),
+    nextCursor: rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.id}`).toString('base64url') : null,
+  };
+}
+
+function view(row: Database['deliveries'], attempts: Selectable<Database['delivery_attempts']>[]): DeliveryView {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    type: row.type,
+    url: row.url,
+    status: row.status,
+    createdAt: new Date(row.created_at).toISOString(),
+    nextAttemptAt: row.status === 'pending' && row.next_attempt_at !== null ? new Date(row.next_attempt_at).toISOString() : null,
+    lastError: row.last_error,
+    redeliveryOf: row.redelivery_of,
+    attempts: attempts.map((a) => ({
+      number: a.number,
+      at: new Date(a.at).toISOString(),
+      status: a.status,
+      durationMs: a.duration_ms,
+      error: a.error,
+      response: a.response_excerpt,
+    })),
+  };
+}

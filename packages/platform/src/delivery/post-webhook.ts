@@ -1,0 +1,130 @@
+/**
+ * One webhook attempt over HTTP: POST the exact body, never follow redirects, keep the first
+ * 16 KiB of the answer, and give up at the deadline. The egress guard refuses destinations that
+ * are, or resolve to, loopback, private, link-local, unique-local, multicast or metadata addresses,
+ * and the connection goes to the address that was checked (the lookup is the guard), so a DNS
+ * answer cannot change between the check and the connection.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isInternalAddress } from '../hosts/egress.js';
+
+export const RESPONSE_EXCERPT_BYTES = 16 * 1024;
+/** Answers are read (and dropped) up to this much, then the connection is closed. */
+const RESPONSE_READ_LIMIT = 1024 * 1024;
+
+export interface PostOptions {
+  timeoutMs: number;
+  allowPrivateNetwork: boolean;
+}
+
+export type PostResult =
+  | { kind: 'answered'; status: number; excerpt: string; durationMs: number }
+  | { kind: 'network'; error: Error; durationMs: number }
+  | { kind: 'refused'; reason: string; durationMs: number };
+
+export class EgressRefused extends Error {}
+
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+
+/** Why `url` may not be delivered to, before any connection; undefined when it may. */
+export function destinationProblem(url: string, allowPrivateNetwork: boolean): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `"${url}" is not a URL`;
+  }
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && allowPrivateNetwork)) {
+    return parsed.protocol === 'http:'
+      ? 'webhook URLs must use https (http is allowed only with PORTICO_ALLOW_PRIVATE_NETWORK=1)'
+      : `${parsed.protocol} is not http or https`;
+  }
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivateNetwork && isIP(host) !== 0 && isInternalAddress(host)) {
+    return `${host} is a loopback, private, link-local or reserved address`;
+  }
+  if (!allowPrivateNetwork && /^localhost\.?$/i.test(host)) return 'localhost is a loopback address';
+  return undefined;
+}
+
+/** A DNS lookup that answers only addresses a webhook may reach. */
+function guardedLookup(allowPrivateNetwork: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 4);
+      const blocked = allowPrivateNetwork ? undefined : addresses.find((a) => isInternalAddress(a.address));
+      if (blocked) {
+        return callback(
+          new EgressRefused(`${hostname} resolves to ${blocked.address}, a loopback, private, link-local or reserved address`),
+          '',
+          4,
+        );
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`${hostname} has no address`), '', 4);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+export function postWebhook(url: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostResult> {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const problem = destinationProblem(url, options.allowPrivateNetwork);
+  if (problem !== undefined) return Promise.resolve({ kind: 'refused', reason: problem, durationMs: 0 });
+  const target = new URL(url);
+  const client = target.protocol === 'https:' ? https : http;
+  const bytes = Buffer.from(body, 'utf8');
+
+  return new Promise<PostResult>((resolve) => {
+    let settled = false;
+    const finish = (result: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(result);
+    };
+    const request = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(bytes.length) },
+        agent: target.protocol === 'https:' ? agents.https : agents.http,
+        lookup: guardedLookup(options.allowPrivateNetwork),
+      },
+      (response) => {
+        const kept: Buffer[] = [];
+        let keptBytes = 0;
+        let readBytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          readBytes += chunk.length;
+          if (keptBytes < RESPONSE_EXCERPT_BYTES) {
+            kept.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes));
+            keptBytes += Math.min(chunk.length, RESPONSE_EXCERPT_BYTES - keptBytes);
+          }
+          if (readBytes > RESPONSE_READ_LIMIT) response.destroy();
+        });
+        const done = () =>
+          finish({ kind: 'answered', status: response.statusCode ?? 0, excerpt: Buffer.concat(kept).toString('utf8'), durationMs: elapsed() });
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', done);
+      },
+    );
+    const deadline = setTimeout(() => {
+      const error = new Error(`no answer within ${options.timeoutMs / 1000} s`);
+      error.name = 'TimeoutError';
+      request.destroy(error);
+      finish({ kind: 'network', error, durationMs: elapsed() });
+    }, options.timeoutMs);
+    request.on('error', (error) => {
+      if (error instanceof EgressRefused) finish({ kind: 'refused', reason: error.message, durationMs: elapsed() });
+      else finish({ kind: 'network', error, durationMs: elapsed() });
+    });
+    request.end(bytes);
+  });
+}
