@@ -33,7 +33,13 @@ const LABELS: Record<WebhookEvent['type'], string> = {
 export function payloadOf(event: WebhookEvent, installationId: string): Record<string, unknown> {
   switch (event.type) {
     case 'space_content_updated':
-      return { eventId: event.eventId, type: event.type, spaceId: event.spaceId, installationId, revisionId: event.revisionId };
+      return {
+        eventId: event.eventId,
+        type: event.type,
+        spaceId: event.spaceId,
+        installationId,
+        revisionId: event.revisionId,
+      };
     case 'site_view':
       return {
         eventId: event.eventId,
@@ -60,11 +66,17 @@ export function payloadOf(event: WebhookEvent, installationId: string): Record<s
   }
 }
 
-async function requestDelivery(context: Context, body: { url: string; eventId: string; type: string; payload: Record<string, unknown> }) {
-  const response = await context.api.request(`/v1/installations/${encodeURIComponent(context.environment.id)}/deliveries`, {
-    method: 'POST',
-    body: JSON.stringify(body),
-  });
+async function requestDelivery(
+  context: Context,
+  body: { url: string; eventId: string; type: string; payload: Record<string, unknown> },
+) {
+  const response = await context.api.request(
+    `/v1/installations/${encodeURIComponent(context.environment.id)}/deliveries`,
+    {
+      method: 'POST',
+      body: JSON.stringify(body),
+    },
+  );
   if (!response.ok) throw new Error(`the platform refused the delivery (${response.status}): ${await response.text()}`);
 }
 
@@ -74,7 +86,12 @@ async function forward(event: WebhookEvent, context: Context): Promise<void> {
   if (!SELECTABLE[environment.target].includes(event.type)) return;
   const { url } = environment.configuration;
   if (typeof url !== 'string' || url === '' || environment.configuration[event.type] !== true) return;
-  await requestDelivery(context, { url, eventId: event.eventId, type: event.type, payload: payloadOf(event, environment.id) });
+  await requestDelivery(context, {
+    url,
+    eventId: event.eventId,
+    type: event.type,
+    payload: payloadOf(event, environment.id),
+  });
 }
 
 interface ConfigurationState extends Record<string, unknown> {
@@ -95,7 +112,8 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
         const patch: Record<string, unknown> = { url: state.url ?? environment.configuration.url ?? '' };
         for (const type of selectable) patch[type] = state[type] ?? environment.configuration[type] ?? false;
         const result = await context.api.updateConfiguration(patch);
-        const message = result.errors.length === 0 ? 'Saved.' : `Saved, but: ${result.errors.map((e) => e.message).join('; ')}`;
+        const message =
+          result.errors.length === 0 ? 'Saved.' : `Saved, but: ${result.errors.map((e) => e.message).join('; ')}`;
         return { state: { ...state, message } };
       }
       case 'reveal':
@@ -103,15 +121,25 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
       case 'hide':
         return { state: { ...state, revealed: false } };
       case 'rotate': {
-        const response = await context.api.request(`/v1/installations/${encodeURIComponent(environment.id)}/signing-secret/rotate`, { method: 'POST' });
-        const message = response.ok ? 'A new secret signs from now on; the previous one also signs for 24 hours.' : 'The secret could not be rotated.';
+        const response = await context.api.request(
+          `/v1/installations/${encodeURIComponent(environment.id)}/signing-secret/rotate`,
+          { method: 'POST' },
+        );
+        const message = response.ok
+          ? 'A new secret signs from now on; the previous one also signs for 24 hours.'
+          : 'The secret could not be rotated.';
         return { state: { ...state, revealed: response.ok, message } };
       }
       case 'test': {
         const url = environment.configuration.url;
         if (typeof url !== 'string' || url === '') return { state: { ...state, message: 'Save a webhook URL first.' } };
         const eventId = `test_${crypto.randomUUID()}`;
-        await requestDelivery(context, { url, eventId, type: 'webhook_test', payload: { eventId, type: 'webhook_test', installationId: environment.id } });
+        await requestDelivery(context, {
+          url,
+          eventId,
+          type: 'webhook_test',
+          payload: { eventId, type: 'webhook_test', installationId: environment.id },
+        });
         return { state: { ...state, message: `Test event ${eventId} is on its way.` } };
       }
       default:
@@ -123,7 +151,10 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
     const state = element.state;
     const children: ContentKitElement[] = [];
     if (environment.target === 'organization') {
-      children.push({ type: 'markdown', content: 'Install Webhooks into a space or a site to choose a URL and events.' });
+      children.push({
+        type: 'markdown',
+        content: 'Install Webhooks into a space or a site to choose a URL and events.',
+      });
       return { type: 'configuration', children };
     }
     children.push({
@@ -136,7 +167,11 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
       children.push({
         type: 'hstack',
         children: [
-          { type: 'switch', state: type, initialValue: Boolean(state[type] ?? environment.configuration[type] ?? false) },
+          {
+            type: 'switch',
+            state: type,
+            initialValue: Boolean(state[type] ?? environment.configuration[type] ?? false),
+          },
           { type: 'text', children: LABELS[type] },
         ],
       });
@@ -159,9 +194,16 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
       ],
     });
     if (typeof state.message === 'string') children.push({ type: 'text', style: 'italic', children: state.message });
-    const deliveries = await context.api.request(`/v1/installations/${encodeURIComponent(environment.id)}/deliveries?limit=5`);
+    const deliveries = await context.api.request(
+      `/v1/installations/${encodeURIComponent(environment.id)}/deliveries?limit=5`,
+    );
     const last = deliveries.ok
-      ? ((await deliveries.json()) as { eventId: string; type: string; status: string; attempts: { status: number | null }[] }[])
+      ? ((await deliveries.json()) as {
+          eventId: string;
+          type: string;
+          status: string;
+          attempts: { status: number | null }[];
+        }[])
       : [];
     children.push({
       type: 'markdown',

@@ -15,7 +15,10 @@ export const BUILTINS: { name: string; integration: Integration; manifest: strin
   {
     name: 'webhook',
     integration: webhook,
-    manifest: readFileSync(fileURLToPath(import.meta.resolve('@portico/webhook-integration/platform-manifest.yaml')), 'utf8'),
+    manifest: readFileSync(
+      fileURLToPath(import.meta.resolve('@portico/webhook-integration/platform-manifest.yaml')),
+      'utf8',
+    ),
   },
 ];
 
@@ -35,7 +38,11 @@ export async function publishBuiltins(ctx: ServiceContext): Promise<void> {
       .executeTakeFirst();
     if (latest?.manifest_source === builtin.manifest) continue;
     try {
-      await publish(ctx, { kind: 'admin' }, { manifest: builtin.manifest, script: `// ${builtin.name}: built in, runs in the platform process\n` });
+      await publish(
+        ctx,
+        { kind: 'admin' },
+        { manifest: builtin.manifest, script: `// ${builtin.name}: built in, runs in the platform process\n` },
+      );
     } catch (error) {
       // Another node starting at the same moment may have published it first.
       const now = await ctx.db

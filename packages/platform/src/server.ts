@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import type { Integration } from '@portico/runtime';
 import { type Logger, pino } from 'pino';
-import { type PlatformConfig, resolveSecrets } from './config.js';
 import { BUILTINS, publishBuiltins } from './builtins.js';
+import { type PlatformConfig, resolveSecrets } from './config.js';
+import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
 import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import type { ServiceContext } from './services/context.js';
-import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { Dispatcher } from './services/dispatcher.js';
 import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
@@ -28,6 +28,7 @@ export interface RunningPlatform {
   migrationsApplied: string[];
   ctx: ServiceContext;
   dispatcher: Dispatcher;
+  deliveries: DeliveryEngine;
   /** Stops taking connections, finishes requests in flight, closes the database. */
   close(): Promise<void>;
 }
@@ -91,7 +92,9 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       egress,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
     }),
-    inProcess: new InProcessHost(new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])])),
+    inProcess: new InProcessHost(
+      new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),
+    ),
     remote: new RemoteHost(options.dispatchTimeoutMs),
   };
   await publishBuiltins(ctx);
@@ -124,6 +127,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     migrationsApplied,
     ctx,
     dispatcher,
+    deliveries,
     close() {
       closing ??= (async () => {
         await new Promise<void>((done) => {

@@ -1,9 +1,10 @@
 /** Deliveries through the API: asking for one, reading the log, delivering again. */
+
+import type { Selectable } from 'kysely';
 import { badRequest, notFound } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { getInstallation } from '../services/installations.js';
 import { newId } from '../services/tokens.js';
-import type { Selectable } from 'kysely';
 import type { Database } from '../storage/schema.js';
 
 export interface DeliveryRequest {
@@ -23,11 +24,23 @@ export interface DeliveryView {
   nextAttemptAt: string | null;
   lastError: string | null;
   redeliveryOf: string | null;
-  attempts: { number: number; at: string; status: number | null; durationMs: number; error: string | null; response: string | null }[];
+  attempts: {
+    number: number;
+    at: string;
+    status: number | null;
+    durationMs: number;
+    error: string | null;
+    response: string | null;
+  }[];
 }
 
 /** Asks the engine to deliver `payload` to `url`; the row is durable before this answers. */
-export async function requestDelivery(ctx: ServiceContext, principal: Principal, installationId: string, input: DeliveryRequest) {
+export async function requestDelivery(
+  ctx: ServiceContext,
+  principal: Principal,
+  installationId: string,
+  input: DeliveryRequest,
+) {
   await getInstallation(ctx, principal, installationId);
   try {
     const url = new URL(input.url);
@@ -83,14 +96,20 @@ export async function listDeliveries(
   ctx: ServiceContext,
   principal: Principal,
   installationId: string,
-  filter: { status?: string | undefined; eventId?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+  filter: {
+    status?: string | undefined;
+    eventId?: string | undefined;
+    limit?: number | undefined;
+    cursor?: string | undefined;
+  },
 ): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
   await getInstallation(ctx, principal, installationId);
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
   let after: { createdAt: number; id: string } | undefined;
   if (filter.cursor) {
     const [createdAt, id] = Buffer.from(filter.cursor, 'base64url').toString().split('|');
-    if (!createdAt || !id || !/^\d+$/.test(createdAt)) throw badRequest('invalid_cursor', 'the cursor is not one this API gave');
+    if (!createdAt || !id || !/^\d+$/.test(createdAt))
+      throw badRequest('invalid_cursor', 'the cursor is not one this API gave');
     after = { createdAt: Number(createdAt), id };
   }
   const rows = await ctx.db
@@ -115,10 +134,24 @@ export async function listDeliveries(
   const attempts =
     page.length === 0
       ? []
-      : await ctx.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', page.map((r) => r.id)).orderBy('number').execute();
+      : await ctx.db
+          .selectFrom('delivery_attempts')
+          .selectAll()
+          .where(
+            'delivery_id',
+            'in',
+            page.map((r) => r.id),
+          )
+          .orderBy('number')
+          .execute();
   const last = page.at(-1);
   return {
-    deliveries: page.map((row) => view(row, attempts.filter((a) => a.delivery_id === row.id))),
+    deliveries: page.map((row) =>
+      view(
+        row,
+        attempts.filter((a) => a.delivery_id === row.id),
+      ),
+    ),
     nextCursor: rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.id}`).toString('base64url') : null,
   };
 }
@@ -131,7 +164,8 @@ function view(row: Database['deliveries'], attempts: Selectable<Database['delive
     url: row.url,
     status: row.status,
     createdAt: new Date(row.created_at).toISOString(),
-    nextAttemptAt: row.status === 'pending' && row.next_attempt_at !== null ? new Date(row.next_attempt_at).toISOString() : null,
+    nextAttemptAt:
+      row.status === 'pending' && row.next_attempt_at !== null ? new Date(row.next_attempt_at).toISOString() : null,
     lastError: row.last_error,
     redeliveryOf: row.redelivery_of,
     attempts: attempts.map((a) => ({

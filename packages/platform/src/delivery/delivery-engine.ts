@@ -30,11 +30,14 @@ export interface DeliveryEngineOptions {
   /** Longest sleep between looks, for other nodes' work and expired leases (default 1 s). */
   pollMs?: number;
   random?: () => number;
+  /** The clock (Unix ms; default the service clock), controllable in tests. */
+  now?: () => number;
   logger?: Logger | undefined;
 }
 
 export class DeliveryEngine {
   private readonly ctx: ServiceContext;
+  private readonly now: () => number;
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
@@ -46,6 +49,7 @@ export class DeliveryEngine {
 
   constructor(private readonly options: DeliveryEngineOptions) {
     this.ctx = options.ctx;
+    this.now = options.now ?? (() => options.ctx.now());
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? this.timeoutMs + 20_000;
     this.concurrency = options.concurrency ?? 64;
@@ -90,10 +94,19 @@ export class DeliveryEngine {
       });
   }
 
+  /** Claims what is due now and waits for those attempts (tests drive the engine with this and a clock). */
+  async runDue(): Promise<number> {
+    const before = new Set(this.inFlight);
+    await this.claimAndStart();
+    const started = [...this.inFlight].filter((attempt) => !before.has(attempt));
+    await Promise.allSettled(started);
+    return started.length;
+  }
+
   private async claimAndStart(): Promise<void> {
     const room = this.concurrency - this.inFlight.size;
     if (room <= 0) return;
-    const now = this.ctx.now();
+    const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
     const claimed = await this.ctx.db.transaction().execute(async (trx) => {
       const rows = await trx
@@ -107,7 +120,15 @@ export class DeliveryEngine {
         .$if(postgres, (qb) => qb.forUpdate().skipLocked())
         .execute();
       if (rows.length > 0) {
-        await trx.updateTable('deliveries').set({ claimed_until: now + this.leaseMs }).where('id', 'in', rows.map((r) => r.id)).execute();
+        await trx
+          .updateTable('deliveries')
+          .set({ claimed_until: now + this.leaseMs })
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
       }
       return rows;
     });
@@ -116,7 +137,7 @@ export class DeliveryEngine {
         .catch((error) => this.options.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed'))
         .finally(() => {
           this.inFlight.delete(attempt);
-          this.wake();
+          if (!this.stopped) this.wake();
         });
       this.inFlight.add(attempt);
     }
@@ -126,7 +147,7 @@ export class DeliveryEngine {
   /** Sleeps until the next delivery is due (at most `pollMs`, for other nodes' work). */
   private async scheduleNext(): Promise<void> {
     if (this.stopped) return;
-    const now = this.ctx.now();
+    const now = this.now();
     const next = await this.ctx.db
       .selectFrom('deliveries')
       .select((eb) => eb.fn.min('next_attempt_at').as('due'))
@@ -143,7 +164,7 @@ export class DeliveryEngine {
 
   private async attempt(row: Delivery): Promise<void> {
     const number = row.attempts + 1;
-    const started = this.ctx.now();
+    const started = this.now();
     const secrets = await validSecrets(this.ctx, row.installation_id);
     const headers = {
       'content-type': 'application/json',
@@ -172,9 +193,11 @@ export class DeliveryEngine {
       status = result.status;
       excerpt = result.excerpt;
       outcome = classifyOutcome(result.status);
-      if (outcome !== 'delivered') error = status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
+      if (outcome !== 'delivered')
+        error =
+          status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
     }
-    const finished = this.ctx.now();
+    const finished = this.now();
     const retry = outcome === 'retry' && number < MAX_ATTEMPTS;
     const next = retry ? finished + retryDelay(number, this.options.random) : null;
     const final = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';

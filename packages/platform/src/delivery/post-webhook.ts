@@ -27,7 +27,10 @@ export type PostResult =
 
 export class EgressRefused extends Error {}
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
+};
 
 /** Why `url` may not be delivered to, before any connection; undefined when it may. */
 export function destinationProblem(url: string, allowPrivateNetwork: boolean): string | undefined {
@@ -58,12 +61,15 @@ function guardedLookup(allowPrivateNetwork: boolean): LookupFunction {
       const blocked = allowPrivateNetwork ? undefined : addresses.find((a) => isInternalAddress(a.address));
       if (blocked) {
         return callback(
-          new EgressRefused(`${hostname} resolves to ${blocked.address}, a loopback, private, link-local or reserved address`),
+          new EgressRefused(
+            `${hostname} resolves to ${blocked.address}, a loopback, private, link-local or reserved address`,
+          ),
           '',
           4,
         );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
       if (!first) return callback(new Error(`${hostname} has no address`), '', 4);
       callback(null, first.address, first.family);
@@ -71,7 +77,12 @@ function guardedLookup(allowPrivateNetwork: boolean): LookupFunction {
   };
 }
 
-export function postWebhook(url: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostResult> {
+export function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const problem = destinationProblem(url, options.allowPrivateNetwork);
@@ -109,7 +120,12 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
           if (readBytes > RESPONSE_READ_LIMIT) response.destroy();
         });
         const done = () =>
-          finish({ kind: 'answered', status: response.statusCode ?? 0, excerpt: Buffer.concat(kept).toString('utf8'), durationMs: elapsed() });
+          finish({
+            kind: 'answered',
+            status: response.statusCode ?? 0,
+            excerpt: Buffer.concat(kept).toString('utf8'),
+            durationMs: elapsed(),
+          });
         response.on('end', done);
         response.on('close', done);
         response.on('error', done);

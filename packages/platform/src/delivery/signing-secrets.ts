@@ -22,9 +22,16 @@ export async function validSecrets(ctx: ServiceContext, installationId: string):
   const secret = newSecret();
   await ctx.db.transaction().execute(async (trx) => {
     // Another request may have created it meanwhile: keep the first.
-    const existing = await trx.selectFrom('signing_secrets').select('id').where('installation_id', '=', installationId).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('signing_secrets')
+      .select('id')
+      .where('installation_id', '=', installationId)
+      .executeTakeFirst();
     if (!existing) {
-      await trx.insertInto('signing_secrets').values({ installation_id: installationId, secret: ctx.box.seal(secret), created_at: now, expires_at: null }).execute();
+      await trx
+        .insertInto('signing_secrets')
+        .values({ installation_id: installationId, secret: ctx.box.seal(secret), created_at: now, expires_at: null })
+        .execute();
     }
   });
   return validSecrets(ctx, installationId);
@@ -42,7 +49,10 @@ export async function rotateSecret(ctx: ServiceContext, installationId: string):
       .where('installation_id', '=', installationId)
       .where('expires_at', 'is', null)
       .execute();
-    await trx.insertInto('signing_secrets').values({ installation_id: installationId, secret: ctx.box.seal(secret), created_at: now, expires_at: null }).execute();
+    await trx
+      .insertInto('signing_secrets')
+      .values({ installation_id: installationId, secret: ctx.box.seal(secret), created_at: now, expires_at: null })
+      .execute();
   });
   return secret;
 }

@@ -8,12 +8,12 @@ import { readAtMost } from '@portico/runtime';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
+import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
+import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
 import { ApiError } from '../errors.js';
 import { authenticate, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
-import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
-import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
 import type { Dispatcher } from '../services/dispatcher.js';
 import { ingestEvent } from '../services/events.js';
 import {
@@ -455,13 +455,15 @@ export function createApp(options: AppOptions) {
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/deliveries',
-      summary: 'Ask the delivery engine to deliver a signed JSON body to a URL (the installation itself, or its organization)',
+      summary:
+        'Ask the delivery engine to deliver a signed JSON body to a URL (the installation itself, or its organization)',
       tags: tags.deliveries,
       security: bearer,
       request: { params: z.object({ id: z.string() }), body: jsonBody(S.DeliveryInput) },
       responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
     }),
-    async (c) => c.json(await requestDelivery(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 202),
+    async (c) =>
+      c.json(await requestDelivery(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 202),
   );
 
   app.openapi(

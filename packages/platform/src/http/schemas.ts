@@ -192,7 +192,9 @@ export const DeliveryInput = z
     url: z.string().min(1),
     eventId: z.string().min(1).max(200),
     type: z.string().min(1).max(100),
-    payload: z.record(z.string(), z.unknown()).openapi({ description: 'The JSON body to deliver, byte for byte on every attempt' }),
+    payload: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'The JSON body to deliver, byte for byte on every attempt' }),
   })
   .openapi('DeliveryInput');
 

@@ -1,0 +1,77 @@
+/** The egress guard of deliveries: every refused address kind, and loopback when the setting allows it. */
+import { lookup } from 'node:dns/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postWebhook } from './post-webhook.js';
+
+let server: Server;
+let port: number;
+beforeAll(async () => {
+  server = createServer((req, res) => res.end('ok'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const off = { timeoutMs: 2000, allowPrivateNetwork: false };
+const on = { timeoutMs: 2000, allowPrivateNetwork: true };
+
+describe('the egress guard of deliveries', () => {
+  const literals = [
+    ['loopback', 'https://127.0.0.1/hook'],
+    ['loopback, another address', 'https://127.8.9.10/hook'],
+    ['private 10/8', 'https://10.1.2.3/hook'],
+    ['private 172.16/12', 'https://172.20.0.1/hook'],
+    ['private 192.168/16', 'https://192.168.1.1/hook'],
+    ['link-local and cloud metadata', 'https://169.254.169.254/latest/meta-data/'],
+    ['carrier-grade NAT', 'https://100.64.0.1/hook'],
+    ['the unspecified address', 'https://0.0.0.0/hook'],
+    ['multicast', 'https://224.0.0.1/hook'],
+    ['IPv6 loopback', 'https://[::1]/hook'],
+    ['IPv6 unique-local', 'https://[fd12:3456::1]/hook'],
+    ['IPv6 link-local', 'https://[fe80::1]/hook'],
+    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hook'],
+    ['IPv4-mapped IPv6 metadata', 'https://[::ffff:a9fe:a9fe]/hook'],
+    ['localhost by name', 'https://localhost/hook'],
+  ] as const;
+  for (const [label, url] of literals) {
+    it(`refuses ${label} (${url})`, async () => {
+      const result = await postWebhook(url, {}, '{}', off);
+      expect(result.kind).toBe('refused');
+      expect(result.kind === 'refused' && result.reason).toMatch(/loopback|private|link-local|reserved/);
+    });
+  }
+
+  it('refuses a DNS name that resolves to loopback, at the lookup that the connection uses', async () => {
+    const names = [hostname(), 'runsc'];
+    let name: string | undefined;
+    for (const candidate of names) {
+      const found = await lookup(candidate).catch(() => undefined);
+      if (found?.address.startsWith('127.')) name = candidate;
+    }
+    if (name === undefined) throw new Error(`no name on this machine resolves to loopback (tried ${names.join(', ')})`);
+    const result = await postWebhook(`https://${name}:${port}/hook`, {}, '{}', off);
+    expect(result).toMatchObject({
+      kind: 'refused',
+      reason: expect.stringMatching(new RegExp(`${name} resolves to 127\\.`)),
+    });
+  });
+
+  it('requires https unless private networks are allowed', async () => {
+    expect(await postWebhook('http://example.com/hook', {}, '{}', off)).toMatchObject({
+      kind: 'refused',
+      reason: expect.stringMatching(/must use https/),
+    });
+    expect(await postWebhook('ftp://example.com/hook', {}, '{}', off)).toMatchObject({ kind: 'refused' });
+  });
+
+  it('delivers to 127.0.0.1 over http when the setting allows it', async () => {
+    expect(await postWebhook(`http://127.0.0.1:${port}/hook`, {}, '{}', on)).toMatchObject({
+      kind: 'answered',
+      status: 200,
+      excerpt: 'ok',
+    });
+  });
+});
