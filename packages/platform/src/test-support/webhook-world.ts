@@ -38,13 +38,12 @@ export class ScriptedReceiver {
           body: Buffer.concat(chunks).toString('utf8'),
         });
         const script = this.scripts.get(path.split('?')[0] ?? path);
-        const next = script && script.length > 1 ? script.shift() : (script?.[0] ?? 200);
+        const next = (script && script.length > 1 ? script.shift() : script?.[0]) ?? 200;
         if (next === 'hang') return;
         if (next === 'reset') return req.socket.destroy();
-        res.writeHead(
-          next,
-          next >= 300 && next < 400 ? { location: `${this.url}/redirected` } : { 'content-type': 'application/json' },
-        );
+        const headers: Record<string, string> =
+          next >= 300 && next < 400 ? { location: `${this.url}/redirected` } : { 'content-type': 'application/json' };
+        res.writeHead(next, headers);
         res.end(JSON.stringify({ answered: next }));
       });
     });
