@@ -18,6 +18,8 @@ CREATE TABLE deliveries (
 );
 CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX deliveries_by_installation ON deliveries (installation_id, created_at);
+-- An integration asking twice for the same event to the same URL gets the one delivery.
+CREATE UNIQUE INDEX deliveries_once ON deliveries (installation_id, event_id, url) WHERE redelivery_of IS NULL;
 
 CREATE TABLE delivery_attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

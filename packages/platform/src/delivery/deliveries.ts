@@ -65,9 +65,24 @@ export async function requestDelivery(
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.insertInto('deliveries').values(row).execute();
-  ctx.wakeDeliveries();
-  return { id: row.id, status: row.status };
+  // Asking again for the same event and URL (a retried dispatch) gets the delivery already made.
+  await ctx.db
+    .insertInto('deliveries')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
+    )
+    .execute();
+  const stored = await ctx.db
+    .selectFrom('deliveries')
+    .select(['id', 'status'])
+    .where('installation_id', '=', installationId)
+    .where('event_id', '=', input.eventId)
+    .where('url', '=', input.url)
+    .where('redelivery_of', 'is', null)
+    .executeTakeFirstOrThrow();
+  if (stored.id === row.id) ctx.wakeDeliveries();
+  return { id: stored.id, status: stored.status };
 }
 
 export async function redeliver(ctx: ServiceContext, principal: Principal, deliveryId: string) {

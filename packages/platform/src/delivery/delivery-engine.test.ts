@@ -33,13 +33,18 @@ describe('the retry schedule on a controllable clock', () => {
       random: () => 0.5,
     });
     const url = receiver.script('/clock', [503, 503, 503, 503]);
-    const { body } = await client(world.platform.url, world.spaceToken)('POST', `/v1/installations/${world.space}/deliveries`, {
-      url,
-      eventId: 'evt_clock',
-      type: 'test',
-      payload: { eventId: 'evt_clock' },
-    });
-    const row = () => world.platform.ctx.db.selectFrom('deliveries').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
+    const { body } = await client(world.platform.url, world.spaceToken)(
+      'POST',
+      `/v1/installations/${world.space}/deliveries`,
+      {
+        url,
+        eventId: 'evt_clock',
+        type: 'test',
+        payload: { eventId: 'evt_clock' },
+      },
+    );
+    const row = () =>
+      world.platform.ctx.db.selectFrom('deliveries').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
 
     expect(await engine.runDue()).toBe(1);
     for (const [retry, delay] of [1050, 2100, 4200].entries()) {
@@ -81,17 +86,27 @@ describe.each(backends)('a chaos receiver on $name', (backend) => {
     const deliver = client(world.platform.url, world.spaceToken);
     const scripts = new Map<string, (typeof answers)[number][]>();
     for (let i = 0; i < count; i++) {
-      const script = Array.from({ length: 4 }, () => answers[Math.floor(random() * answers.length)] as (typeof answers)[number]);
+      const script = Array.from(
+        { length: 4 },
+        () => answers[Math.floor(random() * answers.length)] as (typeof answers)[number],
+      );
       scripts.set(`/chaos/${i}`, script);
       const url = receiver.script(`/chaos/${i}`, [...script, 200]);
-      await deliver('POST', `/v1/installations/${world.space}/deliveries`, { url, eventId: `evt_chaos_${i}`, type: 'test', payload: { eventId: `evt_chaos_${i}`, i } });
+      await deliver('POST', `/v1/installations/${world.space}/deliveries`, {
+        url,
+        eventId: `evt_chaos_${i}`,
+        type: 'test',
+        payload: { eventId: `evt_chaos_${i}`, i },
+      });
     }
     const logs = await until(
       'every chaos delivery to end',
       async () => {
         const { body } = await world.ada('GET', `/v1/installations/${world.space}/deliveries?limit=200`);
         const chaos = body.filter((d: { eventId: string }) => d.eventId.startsWith('evt_chaos_'));
-        return chaos.length === count && chaos.every((d: { status: string }) => d.status !== 'pending') ? chaos : undefined;
+        return chaos.length === count && chaos.every((d: { status: string }) => d.status !== 'pending')
+          ? chaos
+          : undefined;
       },
       45_000,
     );
@@ -101,10 +116,16 @@ describe.each(backends)('a chaos receiver on $name', (backend) => {
       const seen = receiver.at(`/chaos/${i}`);
       // The receiver saw exactly the attempts the log holds, in order.
       expect({ i, requests: seen.length }).toEqual({ i, requests: log.attempts.length });
-      expect(seen.map((r) => r.headers['x-platform-delivery-attempt'])).toEqual(log.attempts.map((_, n) => String(n + 1)));
+      expect(seen.map((r) => r.headers['x-platform-delivery-attempt'])).toEqual(
+        log.attempts.map((_, n) => String(n + 1)),
+      );
       const firstOk = script.indexOf(200);
       if (firstOk >= 0) {
-        expect({ i, status: log.status, attempts: log.attempts.length }).toEqual({ i, status: 'delivered', attempts: firstOk + 1 });
+        expect({ i, status: log.status, attempts: log.attempts.length }).toEqual({
+          i,
+          status: 'delivered',
+          attempts: firstOk + 1,
+        });
       } else {
         expect({ i, status: log.status, attempts: log.attempts.length }).toEqual({ i, status: 'failed', attempts: 4 });
       }
