@@ -11,3 +11,4 @@ export type { Principal, ServiceContext } from './services/context.js';
 export { currentToken } from './services/installations.js';
 export { openDatabase } from './storage/database.js';
 export { migrate } from './storage/migrate.js';
+export { postWebhook } from './delivery/post-webhook.js';

@@ -17,6 +17,8 @@ ALTER TABLE outbox ADD COLUMN available_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE outbox ADD COLUMN claimed_until BIGINT;
 ALTER TABLE outbox ADD COLUMN outcome TEXT;
 CREATE UNIQUE INDEX outbox_event_installation ON outbox (event_id, installation_id) WHERE event_id IS NOT NULL;
+-- The dispatcher walks what is owed in order without reading what was delivered.
+CREATE INDEX outbox_owed ON outbox (id) WHERE dispatched_at IS NULL;
 
 -- Every dispatch to an integration: what was sent, where, and how it went.
 CREATE TABLE dispatches (
