@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import { postWebhook } from '@portico/platform';
 import { sign } from '@portico/webhooks';
+import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import pg from 'pg';
 
 const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
@@ -16,7 +16,10 @@ const EVENTS = 2000;
 
 function start(env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (chunk) => {
       err += chunk;
@@ -61,7 +64,12 @@ async function benchBackend(label, env) {
     const send = async () => {
       while (next < EVENTS) {
         const i = next++;
-        await call('POST', '/v1/events', { type: 'space_content_updated', eventId: `bench_${i}`, spaceId: 'docs', revisionId: 'r' });
+        await call('POST', '/v1/events', {
+          type: 'space_content_updated',
+          eventId: `bench_${i}`,
+          spaceId: 'docs',
+          revisionId: 'r',
+        });
       }
     };
     await Promise.all(Array.from({ length: 8 }, send));
@@ -74,7 +82,9 @@ async function benchBackend(label, env) {
     for (let i = 0; i < 500; i++) {
       const id = `steady_${i}`;
       sentAt.set(id, performance.now());
-      steady.push(call('POST', '/v1/events', { type: 'space_content_updated', eventId: id, spaceId: 'docs', revisionId: 'r' }));
+      steady.push(
+        call('POST', '/v1/events', { type: 'space_content_updated', eventId: id, spaceId: 'docs', revisionId: 'r' }),
+      );
       await new Promise((r) => setTimeout(r, 20));
     }
     await Promise.all(steady);
@@ -83,7 +93,13 @@ async function benchBackend(label, env) {
     const memory = rssMiB(child.pid);
 
     // The ceiling: the engine's HTTP client posting signed bodies straight to the same receiver.
-    const body = JSON.stringify({ eventId: 'x', type: 'space_content_updated', spaceId: 'docs', installationId: space, revisionId: 'r' });
+    const body = JSON.stringify({
+      eventId: 'x',
+      type: 'space_content_updated',
+      spaceId: 'docs',
+      installationId: space,
+      revisionId: 'r',
+    });
     const ceilingStarted = performance.now();
     let sent = 0;
     const direct = async () => {
@@ -92,7 +108,8 @@ async function benchBackend(label, env) {
         const payload = body.replace('"eventId":"x"', `"eventId":"ceiling_${label}_${i}"`);
         const headers = { 'content-type': 'application/json', 'x-platform-signature': await sign(secret, payload) };
         const result = await postWebhook(hook, headers, payload, { timeoutMs: 10_000, allowPrivateNetwork: true });
-        if (result.kind !== 'answered' || result.status !== 200) throw new Error(`ceiling post failed: ${JSON.stringify(result)}`);
+        if (result.kind !== 'answered' || result.status !== 200)
+          throw new Error(`ceiling post failed: ${JSON.stringify(result)}`);
       }
     };
     await Promise.all(Array.from({ length: 64 }, direct));
@@ -108,7 +125,12 @@ async function benchBackend(label, env) {
 }
 
 export async function benchDeliveries() {
-  const secrets = { PORTICO_ADMIN_TOKEN: `pta_${randomBytes(16).toString('hex')}`, PORTICO_SECRET_KEY: randomBytes(32).toString('base64'), PORTICO_ALLOW_PRIVATE_NETWORK: '1', PORTICO_LOG_LEVEL: 'warn' };
+  const secrets = {
+    PORTICO_ADMIN_TOKEN: `pta_${randomBytes(16).toString('hex')}`,
+    PORTICO_SECRET_KEY: randomBytes(32).toString('base64'),
+    PORTICO_ALLOW_PRIVATE_NETWORK: '1',
+    PORTICO_LOG_LEVEL: 'warn',
+  };
   const results = [];
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   try {
@@ -126,7 +148,9 @@ export async function benchDeliveries() {
     url.pathname = `/${name}`;
     const pgDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
     try {
-      results.push(await benchBackend('PostgreSQL', { ...secrets, PORTICO_DATA_DIR: pgDir, PORTICO_DATABASE_URL: url.toString() }));
+      results.push(
+        await benchBackend('PostgreSQL', { ...secrets, PORTICO_DATA_DIR: pgDir, PORTICO_DATABASE_URL: url.toString() }),
+      );
     } finally {
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();

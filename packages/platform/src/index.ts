@@ -1,4 +1,5 @@
 export { ConfigError, configFromEnv, type PlatformConfig } from './config.js';
+export { postWebhook } from './delivery/post-webhook.js';
 export { ApiError } from './errors.js';
 export { createEgress, isInternalAddress } from './hosts/egress.js';
 export { type Host, HostError, type HostRequest, type HostResponse, type IntegrationBundle } from './hosts/host.js';
@@ -11,4 +12,3 @@ export type { Principal, ServiceContext } from './services/context.js';
 export { currentToken } from './services/installations.js';
 export { openDatabase } from './storage/database.js';
 export { migrate } from './storage/migrate.js';
-export { postWebhook } from './delivery/post-webhook.js';

@@ -1,0 +1,85 @@
+/** The webhook integration's configuration component, rendered and used through the platform. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends } from '../test-support/backends.js';
+import { ScriptedReceiver, startWebhookWorld, until, type WebhookWorld } from '../test-support/webhook-world.js';
+
+type Tree = {
+  type: string;
+  children?: Tree[] | string;
+  label?: string;
+  content?: string;
+  state?: string;
+  initialValue?: unknown;
+};
+const flatten = (tree: Tree): Tree[] => [tree, ...(Array.isArray(tree.children) ? tree.children.flatMap(flatten) : [])];
+
+describe('the webhook configuration component', () => {
+  let world: WebhookWorld;
+  const receiver = new ScriptedReceiver();
+  beforeAll(async () => {
+    await receiver.start();
+    world = await startWebhookWorld(backends[0] as (typeof backends)[number]);
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    await receiver.close();
+  });
+
+  const render = async (installation: string, input: Record<string, unknown> = {}) => {
+    const answer = await world.ada(
+      'POST',
+      `/v1/installations/${installation}/components/webhook-configuration/render`,
+      input,
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return answer.body as { element: Tree; state: Record<string, unknown> };
+  };
+
+  it('offers the events valid where it is installed', async () => {
+    const space = flatten((await render(world.space)).element);
+    expect(space.filter((n) => n.type === 'switch').map((n) => n.state)).toEqual(['space_content_updated']);
+    const site = flatten((await render(world.site)).element);
+    expect(site.filter((n) => n.type === 'switch').map((n) => n.state)).toEqual(['site_view', 'page_feedback']);
+    const org = flatten((await render(world.orgInstallation)).element);
+    expect(org.some((n) => n.content?.includes('Install Webhooks into a space or a site'))).toBe(true);
+  });
+
+  it('saves the URL and events, reveals and rotates the secret, sends a test event, lists deliveries', async () => {
+    const url = receiver.script('/component', [200]);
+    const saved = await render(world.space, {
+      state: { url, space_content_updated: true },
+      action: { action: 'save' },
+    });
+    expect(saved.state.message).toBe('Saved.');
+    const installation = (await world.ada('GET', `/v1/installations/${world.space}`)).body;
+    expect(installation).toMatchObject({ status: 'active', configuration: { url, space_content_updated: true } });
+
+    const hidden = flatten((await render(world.space)).element);
+    expect(hidden.find((n) => n.content?.startsWith('**Signing secret:**'))?.content).toBe(
+      '**Signing secret:** hidden',
+    );
+    const revealed = await render(world.space, { state: saved.state, action: { action: 'reveal' } });
+    const secret = (await world.ada('GET', `/v1/installations/${world.space}/signing-secret`)).body.secret;
+    expect(flatten(revealed.element).find((n) => n.content?.startsWith('**Signing secret:**'))?.content).toBe(
+      `**Signing secret:** \`${secret}\``,
+    );
+
+    const rotated = await render(world.space, { state: revealed.state, action: { action: 'rotate' } });
+    expect(rotated.state.message).toMatch(/previous one also signs for 24 hours/);
+    expect((await world.ada('GET', `/v1/installations/${world.space}/signing-secret`)).body.secret).not.toBe(secret);
+
+    const tested = await render(world.space, { state: rotated.state, action: { action: 'test' } });
+    expect(tested.state.message).toMatch(/^Test event test_[\w-]+ is on its way\.$/);
+    const [request] = await until('the test event', () =>
+      receiver.at('/component').length ? receiver.at('/component') : undefined,
+    );
+    expect(JSON.parse(request?.body ?? '{}')).toMatchObject({ type: 'webhook_test', installationId: world.space });
+
+    const listed = await until('the delivery in the list', async () => {
+      const tree = flatten((await render(world.space)).element);
+      const list = tree.find((n) => n.content?.startsWith('**Last deliveries:**'))?.content ?? '';
+      return list.includes('delivered') ? list : undefined;
+    });
+    expect(listed).toMatch(/- delivered · webhook_test · `test_[\w-]+` · 1 attempt\(s\), last answer 200/);
+  }, 30_000);
+});
