@@ -3,9 +3,10 @@
  * owed. Platform events are persisted first and routed here afterwards (each to the installations
  * whose target matches, that are active, whose scopes allow it and whose integration handles it);
  * routing writes one outbox row per installation in the same transaction that marks the event
- * routed. Outbox rows are claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL), one per
- * installation at a time and in order, retried with backoff when the integration fails, and every
- * dispatch is recorded with its host, status, duration, error and the integration's logs.
+ * routed. Outbox rows are claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL); an
+ * installation's setup events go out one at a time and in order, and nothing overtakes them, while
+ * its platform events go out side by side. Failures are retried with backoff, and every dispatch is
+ * recorded with its host, status, duration, error and the integration's logs.
  */
 import type { Manifest } from '@portico/manifest';
 import { encodeEnvelope, type IntegrationDescriptor, type PlatformEvent } from '@portico/runtime';
@@ -312,12 +313,13 @@ export class Dispatcher {
                 .select('earlier.id')
                 .whereRef('earlier.installation_id', '=', 'o.installation_id')
                 .where('earlier.dispatched_at', 'is', null)
+                .where('earlier.event_id', 'is', null)
                 .whereRef('earlier.id', '<', 'o.id'),
             ),
           ),
         )
         .orderBy('o.id')
-        .limit(16)
+        .limit(32)
         .$if(postgres, (qb) => qb.forUpdate().skipLocked())
         .execute();
       if (rows.length > 0) {
