@@ -146,12 +146,18 @@ async function jsonPart(form: FormData, name: string, maxBytes: number): Promise
   return value as Record<string, unknown>;
 }
 
-/** The body's bytes, or undefined as soon as it exceeds `limit`. */
-export async function readAtMost(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > limit) return undefined;
-  if (request.body === null) return new Uint8Array();
-  const reader = request.body.getReader();
+/** The body of a request or response, or undefined as soon as it exceeds `limit` (reading stops there). */
+export async function readAtMost(
+  message: { headers: Headers; body: ReadableStream<Uint8Array> | null },
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const declared = Number(message.headers.get('content-length') ?? '0');
+  if (declared > limit) {
+    await message.body?.cancel();
+    return undefined;
+  }
+  if (message.body === null) return new Uint8Array();
+  const reader = message.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -3,6 +3,7 @@
  * third-party code, sandboxed), in-process (trusted first-party code and tests), and remote (an
  * integration served elsewhere). A dispatch is one HTTP request to the integration's `/v1`.
  */
+import { readAtMost } from '@portico/runtime';
 
 export interface IntegrationBundle {
   name: string;
@@ -57,26 +58,10 @@ export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** The body of a response, or a HostError once it grows past `limit`. */
 export async function readResponse(response: Response, limit = MAX_RESPONSE_BYTES): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > limit) {
-    await response.body?.cancel();
-    throw new HostError('too_large', `the integration answered ${declared} bytes; the limit is ${limit}`);
-  }
-  if (response.body === null) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      throw new HostError('too_large', `the integration answered more than ${limit} bytes; the limit is ${limit}`);
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  const body = await readAtMost(response, limit);
+  if (body === undefined)
+    throw new HostError('too_large', `the integration answered more than ${limit} bytes; the limit is ${limit}`);
+  return body;
 }
 
 /** Races `work` against a wall-clock limit; `onTimeout` runs (e.g. restarts the worker) when the limit wins. */
