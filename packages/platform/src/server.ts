@@ -106,7 +106,13 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     logger,
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
-  const app = createApp({ ctx, dispatcher, adminToken: secrets.adminToken, logger, version: VERSION });
+  const app: ReturnType<typeof createApp> = createApp({
+    ctx,
+    dispatcher,
+    adminToken: secrets.adminToken,
+    logger,
+    version: VERSION,
+  });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
     s.once('error', reject);

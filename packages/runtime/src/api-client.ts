@@ -41,7 +41,14 @@ export class PlatformApiError extends Error {
   }
 }
 
-export function createPlatformApi(environment: Pick<Environment, 'apiEndpoint' | 'apiTokens' | 'id'>): PlatformApi {
+/**
+ * `fetcher` is how requests reach the API: the global fetch by default, or a Workers-style
+ * service binding the host gives the integration (`env.PORTICO_API`), which skips the network.
+ */
+export function createPlatformApi(
+  environment: Pick<Environment, 'apiEndpoint' | 'apiTokens' | 'id'>,
+  fetcher: (request: Request) => Promise<Response> = (request) => fetch(request),
+): PlatformApi {
   // Read lazily and defensively: an event that never calls the API needs none of this.
   const base = String(environment.apiEndpoint ?? '').replace(/\/+$/, '');
   const installation = `/v1/installations/${encodeURIComponent(String(environment.id ?? ''))}`;
@@ -56,7 +63,7 @@ export function createPlatformApi(environment: Pick<Environment, 'apiEndpoint' |
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${environment.apiTokens?.installation ?? ''}`);
     if (init.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    return fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers });
+    return fetcher(new Request(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers }));
   };
 
   const json = async <T>(path: string, init?: RequestInit): Promise<T> => {

@@ -156,6 +156,30 @@ describe('events', () => {
   });
 });
 
+describe('the platform API from an event handler', () => {
+  it("goes through the host's service binding (env.PORTICO_API) when there is one", async () => {
+    const seen: string[] = [];
+    const binding = {
+      fetch: async (request: Request) => {
+        seen.push(`${request.method} ${request.url} ${request.headers.get('authorization')}`);
+        return Response.json({
+          id: 'inst_1',
+          status: 'active',
+          configuration: {},
+          integration: 'demo',
+          target: {},
+          urls: { publicEndpoint: '' },
+        });
+      },
+    };
+    const integration = createIntegration({
+      events: { space_content_updated: async (_e, context) => void (await context.api.getInstallation()) },
+    });
+    expect((await integration.fetch(await envelopeRequest(contentUpdated), { PORTICO_API: binding })).status).toBe(204);
+    expect(seen).toEqual(['GET http://127.0.0.1:9/v1/installations/inst_1 Bearer tok_secret_value']);
+  });
+});
+
 describe('fetch events (the public endpoint)', () => {
   const request = (method: string, headers: [string, string][] = []): FetchEvent => ({
     type: 'fetch',

@@ -71,7 +71,7 @@ export function createIntegration(definition: IntegrationDefinition = {}): Integ
 
   return {
     descriptor,
-    async fetch(request, _env, executionContext) {
+    async fetch(request, env, executionContext) {
       const path = new URL(request.url).pathname;
       const version = /^\/(v\d+)\/?$/.exec(path)?.[1];
       if (version === undefined) {
@@ -103,7 +103,7 @@ export function createIntegration(definition: IntegrationDefinition = {}): Integ
       const { event, environment, body } = envelope;
       const context: Context = {
         environment,
-        api: createPlatformApi(environment),
+        api: createPlatformApi(environment, apiBinding(env)),
         waitUntil(promise) {
           const guarded = Promise.resolve(promise).catch((error) =>
             console.error(`portico: background work of a "${event.type}" event failed:`, error),
@@ -222,6 +222,16 @@ function failure(error: unknown, event: PlatformEvent): Response {
   if (error instanceof ExposableError) return errorResponse(error.status, error.code, error.message);
   console.error(`portico: the integration failed while handling a "${event.type}" event:`, error);
   return errorResponse(500, 'integration_error', `the integration failed while handling a "${event.type}" event`);
+}
+
+/** A Workers-style service binding to the platform API (`env.PORTICO_API`), when the host gives one. */
+function apiBinding(env: unknown): ((request: Request) => Promise<Response>) | undefined {
+  const binding = isObject(env) ? env.PORTICO_API : undefined;
+  if (isObject(binding) && typeof binding.fetch === 'function') {
+    const fetcher = binding.fetch as (request: Request) => Promise<Response>;
+    return (request) => fetcher.call(binding, request);
+  }
+  return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -13,7 +13,14 @@ export class InProcessHost implements Host {
   readonly kind = 'in-process' as const;
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(private readonly integrations: ReadonlyMap<string, Integration>) {}
+  /**
+   * `bindings` is the `env` each integration gets: for the platform's own integrations, a service
+   * binding to the API (`PORTICO_API`) that answers in this process, without a network round trip.
+   */
+  constructor(
+    private readonly integrations: ReadonlyMap<string, Integration>,
+    private readonly bindings: () => Record<string, unknown> = () => ({}),
+  ) {}
 
   has(name: string): boolean {
     return this.integrations.has(name);
@@ -29,7 +36,7 @@ export class InProcessHost implements Host {
         headers: request.headers,
         ...(request.body ? { body: request.body as Uint8Array<ArrayBuffer> } : {}),
       }),
-      {},
+      this.bindings(),
       {
         waitUntil: (promise) => {
           const tracked = promise.catch(() => {}).finally(() => this.pending.delete(tracked));
