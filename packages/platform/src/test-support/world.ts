@@ -3,7 +3,6 @@
  * globex), users ada (acme admin), bob (acme member), carol (globex admin), and dave (no
  * organization).
  */
-import { readFileSync } from 'node:fs';
 import { type RunningPlatform, startPlatform } from '../server.js';
 import { client } from './api.js';
 import type { Backend } from './backends.js';
@@ -15,12 +14,6 @@ export interface World {
   as(token: string): ReturnType<typeof client>;
   tokens: { ada: string; bob: string; carol: string; dave: string };
   close(): Promise<void>;
-}
-
-export function exampleManifest(example: string, replace: Record<string, string> = {}): string {
-  let text = readFileSync(new URL(`../../../../examples/${example}/platform-manifest.yaml`, import.meta.url), 'utf8');
-  for (const [from, to] of Object.entries(replace)) text = text.replace(from, to);
-  return text;
 }
 
 /** A manifest of the given name, owner and visibility, with one required site property and one account property. */
