@@ -9,7 +9,7 @@ import { postWebhook } from './post-webhook.js';
 let server: Server;
 let port: number;
 beforeAll(async () => {
-  server = createServer((req, res) => res.end('ok'));
+  server = createServer((_req, res) => res.end('ok'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
 });

@@ -11,7 +11,7 @@ const handler = async (event, context) => {
   await record(context, { event });
 };
 export default createIntegration({
-  async fetch(request, context) {
+  async fetch(request, _context) {
     const body = new Uint8Array(await request.arrayBuffer());
     return new Response(body, {
       status: 201,
@@ -31,7 +31,7 @@ export default createIntegration({
       render: async (element) => ({
         type: 'block',
         children: [
-          { type: 'text', children: 'Count: ' + element.state.count },
+          { type: 'text', children: `Count: ${element.state.count}` },
           { type: 'button', label: 'Add', onPress: { action: 'add' } },
         ],
       }),
