@@ -1,6 +1,6 @@
 /** The built `portico` binary, run as a user runs it (`npm test` builds it first). */
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadManifest } from '@portico/manifest';
@@ -41,6 +41,20 @@ describe('the portico binary', () => {
         'platform-manifest.yaml:8:1: unknown key `titel` at the top level of the manifest (did you mean "title"?)\n',
     });
   });
+
+  it('scaffolds an entry script that type-checks against the SDK', async () => {
+    // Inside the repository, so the scaffold resolves @portico/runtime from its node_modules.
+    const dir = new URL(`../../../examples/.scaffold-${process.pid}`, import.meta.url).pathname;
+    try {
+      expect((await portico(['new', dir, '--yes'])).code).toBe(0);
+      const tsc = new URL('../../../node_modules/.bin/tsc', import.meta.url).pathname;
+      const result = spawnSync(tsc, ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+      expect(result.stdout + result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('asks its questions in a real terminal', async () => {
     const cwd = await tempDir();
