@@ -11,6 +11,7 @@ import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@
 import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServiceContext } from '../services/context.js';
+import { WakeLoop } from '../services/wake-loop.js';
 import type { Database } from '../storage/schema.js';
 import { postWebhook } from './post-webhook.js';
 import { validSecrets } from './signing-secrets.js';
@@ -42,10 +43,7 @@ export class DeliveryEngine {
   private readonly leaseMs: number;
   private readonly concurrency: number;
   private readonly inFlight = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private again = false;
-  private stopped = true;
+  private readonly loop: WakeLoop;
 
   constructor(private readonly options: DeliveryEngineOptions) {
     this.ctx = options.ctx;
@@ -53,45 +51,30 @@ export class DeliveryEngine {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? this.timeoutMs + 20_000;
     this.concurrency = options.concurrency ?? 64;
+    this.loop = new WakeLoop(
+      async () => {
+        // Claim until this node is full or nothing more is due.
+        while ((await this.claimAndStart()) && !this.loop.isStopped) {}
+      },
+      () => this.untilNextDue(),
+      (error) => options.logger?.error({ err: error }, 'delivery pass failed'),
+    );
   }
 
   start(): void {
-    this.stopped = false;
-    this.ctx.wakeDeliveries = () => this.wake();
-    this.wake();
+    this.ctx.wakeDeliveries = () => this.loop.wake();
+    this.loop.start();
   }
 
   /** Stops claiming, lets the attempts in flight finish (each ends by its timeout), and returns. */
   async stop(): Promise<void> {
-    this.stopped = true;
     this.ctx.wakeDeliveries = () => {};
-    clearTimeout(this.timer);
-    await this.ticking;
+    await this.loop.stop();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   wake(): void {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.ticking = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.claimAndStart();
-        } catch (error) {
-          this.options.logger?.error({ err: error }, 'delivery pass failed');
-        }
-      } while (this.again && !this.stopped);
-      await this.scheduleNext();
-    })()
-      .catch((error) => this.options.logger?.error({ err: error }, 'delivery scheduling failed'))
-      .finally(() => {
-        this.ticking = undefined;
-      });
+    this.loop.wake();
   }
 
   /** Claims what is due now and waits for those attempts (tests drive the engine with this and a clock). */
@@ -103,9 +86,10 @@ export class DeliveryEngine {
     return started.length;
   }
 
-  private async claimAndStart(): Promise<void> {
+  /** Claims due deliveries and starts their attempts; answers whether it filled every free slot. */
+  private async claimAndStart(): Promise<boolean> {
     const room = this.concurrency - this.inFlight.size;
-    if (room <= 0) return;
+    if (room <= 0) return false;
     const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
     const claimed = await this.ctx.db.transaction().execute(async (trx) => {
@@ -137,16 +121,15 @@ export class DeliveryEngine {
         .catch((error) => this.options.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed'))
         .finally(() => {
           this.inFlight.delete(attempt);
-          if (!this.stopped) this.wake();
+          this.loop.wake();
         });
       this.inFlight.add(attempt);
     }
-    if (claimed.length === room) this.again = true;
+    return claimed.length === room;
   }
 
-  /** Sleeps until the next delivery is due (at most `pollMs`, for other nodes' work). */
-  private async scheduleNext(): Promise<void> {
-    if (this.stopped) return;
+  /** How long to sleep: until the next delivery is due, at most `pollMs` (for other nodes' work). */
+  private async untilNextDue(): Promise<number> {
     const now = this.now();
     const next = await this.ctx.db
       .selectFrom('deliveries')
@@ -156,10 +139,7 @@ export class DeliveryEngine {
       .executeTakeFirst();
     const due = next?.due === null || next?.due === undefined ? undefined : Number(next.due);
     const poll = this.options.pollMs ?? 1000;
-    const delay = due === undefined ? poll : Math.min(Math.max(due - now, 0), poll);
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), delay);
+    return due === undefined ? poll : Math.min(Math.max(due - now, 0), poll);
   }
 
   private async attempt(row: Delivery): Promise<void> {

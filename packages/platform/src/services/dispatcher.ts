@@ -18,6 +18,7 @@ import type { InProcessHost } from '../hosts/in-process-host.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
 import { buildEnvironment } from './environment.js';
+import { WakeLoop } from './wake-loop.js';
 
 type InstallationRow = Database['installations'];
 
@@ -60,49 +61,32 @@ export class Dispatcher {
   private readonly ctx: ServiceContext;
   private readonly bundles = new Map<string, Promise<LoadedBundle>>();
   private readonly descriptors = new Map<string, Promise<IntegrationDescriptor | undefined>>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = true;
+  private readonly loop: WakeLoop;
 
   constructor(private readonly options: DispatcherOptions) {
     this.ctx = options.ctx;
+    this.loop = new WakeLoop(
+      async () => {
+        while ((await this.pass()) > 0 && !this.loop.isStopped) {}
+      },
+      () => options.pollMs ?? 500,
+      (error) => options.logger?.error({ err: error }, 'dispatch pass failed'),
+    );
   }
 
   start(): void {
-    this.stopped = false;
-    this.ctx.wake = () => this.wake();
-    this.wake();
+    this.ctx.wake = () => this.loop.wake();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.ctx.wake = () => {};
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Runs a pass now (or right after the one running). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.running = (async () => {
-      do {
-        this.again = false;
-        try {
-          while ((await this.pass()) > 0 && !this.stopped) {}
-        } catch (error) {
-          this.options.logger?.error({ err: error }, 'dispatch pass failed');
-        }
-      } while (this.again && !this.stopped);
-    })().finally(() => {
-      this.running = undefined;
-      if (!this.stopped) this.timer = setTimeout(() => this.wake(), this.options.pollMs ?? 500);
-    });
+    this.loop.wake();
   }
 
   /** Routes waiting events and dispatches one batch of owed rows; answers how much it did. */
