@@ -5,11 +5,10 @@
  * and the connection goes to the address that was checked (the lookup is the guard), so a DNS
  * answer cannot change between the check and the connection.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isInternalAddress } from '../hosts/egress.js';
+import { isIP } from 'node:net';
+import { EgressRefused, guardedLookup, isInternalAddress } from '../hosts/egress.js';
 
 export const RESPONSE_EXCERPT_BYTES = 16 * 1024;
 /** Answers are read (and dropped) up to this much, then the connection is closed. */
@@ -24,8 +23,6 @@ export type PostResult =
   | { kind: 'answered'; status: number; excerpt: string; durationMs: number }
   | { kind: 'network'; error: Error; durationMs: number }
   | { kind: 'refused'; reason: string; durationMs: number };
-
-export class EgressRefused extends Error {}
 
 const agents = {
   http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
@@ -51,30 +48,6 @@ export function destinationProblem(url: string, allowPrivateNetwork: boolean): s
   }
   if (!allowPrivateNetwork && /^localhost\.?$/i.test(host)) return 'localhost is a loopback address';
   return undefined;
-}
-
-/** A DNS lookup that answers only addresses a webhook may reach. */
-function guardedLookup(allowPrivateNetwork: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 4);
-      const blocked = allowPrivateNetwork ? undefined : addresses.find((a) => isInternalAddress(a.address));
-      if (blocked) {
-        return callback(
-          new EgressRefused(
-            `${hostname} resolves to ${blocked.address}, a loopback, private, link-local or reserved address`,
-          ),
-          '',
-          4,
-        );
-      }
-      if ((options as { all?: boolean }).all)
-        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(new Error(`${hostname} has no address`), '', 4);
-      callback(null, first.address, first.family);
-    });
-  };
 }
 
 export function postWebhook(

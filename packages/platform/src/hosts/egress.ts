@@ -1,11 +1,15 @@
 /**
  * The platform's egress: every outbound request of sandboxed integration code passes here. It is
  * recorded against the installation, and refused when it targets a loopback, private, link-local
- * or otherwise internal address (unless PORTICO_ALLOW_PRIVATE_NETWORK=1). Redirects are handed
- * back to the integration, so each hop is checked again.
+ * or otherwise internal address (unless PORTICO_ALLOW_PRIVATE_NETWORK=1). The check is the DNS
+ * lookup of the connection itself, so the address checked is the address connected to. Redirects
+ * are handed back to the integration, so each hop is checked again.
  */
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
 
 export interface EgressRecord {
   installationId: string | null;
@@ -58,6 +62,87 @@ export function isInternalAddress(address: string): boolean {
   return internal.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+/** A destination refused by the egress check. */
+export class EgressRefused extends Error {}
+
+/** A DNS lookup that answers only addresses outbound requests may reach. */
+export function guardedLookup(allowPrivateNetwork: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 4);
+      const blocked = allowPrivateNetwork ? undefined : addresses.find((a) => isInternalAddress(a.address));
+      if (blocked) {
+        return callback(
+          new EgressRefused(
+            `${hostname} resolves to ${blocked.address}, a loopback, private, link-local or reserved address`,
+          ),
+          '',
+          4,
+        );
+      }
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`${hostname} has no address`), '', 4);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** How long an outbound request of integration code may take in all. */
+const EGRESS_TIMEOUT_MS = 30_000;
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'content-length',
+  'host',
+]);
+
+/** Sends one request with node:http, resolving names through `lookup`; answers a web Response (redirects not followed). */
+function forward(
+  url: URL,
+  request: Request,
+  body: Buffer | undefined,
+  lookup: LookupFunction | undefined,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name)) headers[name] = value;
+    if (body !== undefined) headers['content-length'] = String(body.length);
+    const client = url.protocol === 'https:' ? https : http;
+    const outgoing = client.request(
+      url,
+      { method: request.method, headers, ...(lookup ? { lookup } : {}) },
+      (incoming) => {
+        const answer = new Headers();
+        for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
+          const name = incoming.rawHeaders[i] as string;
+          if (!HOP_BY_HOP.has(name.toLowerCase())) answer.append(name, incoming.rawHeaders[i + 1] as string);
+        }
+        const status = incoming.statusCode ?? 502;
+        const empty = request.method === 'HEAD' || status === 204 || status === 304;
+        if (empty) incoming.resume();
+        resolve(
+          new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), {
+            status,
+            headers: answer,
+          }),
+        );
+      },
+    );
+    outgoing.setTimeout(EGRESS_TIMEOUT_MS, () =>
+      outgoing.destroy(new Error(`no answer within ${EGRESS_TIMEOUT_MS / 1000} s`)),
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
 export function createEgress(options: EgressOptions) {
   return async function egress(
     request: Request,
@@ -83,31 +168,21 @@ export function createEgress(options: EgressOptions) {
       return refuse(`"${request.url}" is not a URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`${url.protocol} is not http or https`);
-    if (!options.allowPrivateNetwork && !(options.trustedOrigins?.() ?? []).includes(url.origin)) {
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      let addresses: string[];
-      try {
-        addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-      } catch {
-        return refuse(`${host} does not resolve`);
-      }
-      const blocked = addresses.find(isInternalAddress);
-      if (blocked !== undefined) {
-        return refuse(
-          `${host} is a loopback, private or link-local address (${blocked}); integrations may reach public addresses only`,
-        );
-      }
+    const guarded = !options.allowPrivateNetwork && !(options.trustedOrigins?.() ?? []).includes(url.origin);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (guarded && isIP(host) !== 0 && isInternalAddress(host)) {
+      return refuse(
+        `${host} is a loopback, private or link-local address; integrations may reach public addresses only`,
+      );
     }
     let response: Response;
     try {
       const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-      response = await fetch(request.url, {
-        method: request.method,
-        headers: request.headers,
-        ...(hasBody ? { body: await request.arrayBuffer() } : {}),
-        redirect: 'manual',
-      });
+      const body = hasBody ? Buffer.from(await request.arrayBuffer()) : undefined;
+      response = await forward(url, request, body, guarded ? guardedLookup(false) : undefined);
     } catch (error) {
+      if (error instanceof EgressRefused)
+        return refuse(`${error.message}; integrations may reach public addresses only`);
       await options.record({ ...base, status: null, refused: null });
       throw error;
     }
