@@ -29,14 +29,17 @@ export async function publishBuiltins(ctx: ServiceContext): Promise<void> {
     .values({ id: BUILTIN_ORGANIZATION, title: 'Portico', subdomain: null, created_at: ctx.now() })
     .onConflict((oc) => oc.doNothing())
     .execute();
+  const latestManifest = async (name: string) =>
+    (
+      await ctx.db
+        .selectFrom('integration_versions')
+        .select('manifest_source')
+        .where('integration_name', '=', name)
+        .orderBy('version', 'desc')
+        .executeTakeFirst()
+    )?.manifest_source;
   for (const builtin of BUILTINS) {
-    const latest = await ctx.db
-      .selectFrom('integration_versions')
-      .select('manifest_source')
-      .where('integration_name', '=', builtin.name)
-      .orderBy('version', 'desc')
-      .executeTakeFirst();
-    if (latest?.manifest_source === builtin.manifest) continue;
+    if ((await latestManifest(builtin.name)) === builtin.manifest) continue;
     try {
       await publish(
         ctx,
@@ -45,13 +48,7 @@ export async function publishBuiltins(ctx: ServiceContext): Promise<void> {
       );
     } catch (error) {
       // Another node starting at the same moment may have published it first.
-      const now = await ctx.db
-        .selectFrom('integration_versions')
-        .select('manifest_source')
-        .where('integration_name', '=', builtin.name)
-        .orderBy('version', 'desc')
-        .executeTakeFirst();
-      if (now?.manifest_source !== builtin.manifest) throw error;
+      if ((await latestManifest(builtin.name)) !== builtin.manifest) throw error;
     }
   }
 }

@@ -18,6 +18,7 @@ import {
 } from '../../testing/src/test-support/oauth-provider.js';
 import { type RunningPlatform, startPlatform } from './server.js';
 import { client } from './test-support/api.js';
+import { until } from './test-support/webhook-world.js';
 
 const examples = new URL('../../../examples/', import.meta.url).pathname;
 const recorderDir = new URL('../test-fixtures/recorder', import.meta.url).pathname;
@@ -50,16 +51,6 @@ const recorded: { event: { type: string; eventId: string; [k: string]: unknown }
 let ada: ReturnType<typeof client>;
 let admin: ReturnType<typeof client>;
 let adaToken: string;
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function publish(dir: string, env: Record<string, string> = {}) {
   const io = {

@@ -91,7 +91,8 @@ export function guardedLookup(allowPrivateNetwork: boolean): LookupFunction {
 
 /** How long an outbound request of integration code may take in all. */
 const EGRESS_TIMEOUT_MS = 30_000;
-const HOP_BY_HOP = new Set([
+/** Headers that belong to one connection, not to the request or response passed on. */
+export const HOP_BY_HOP_HEADERS = new Set([
   'connection',
   'keep-alive',
   'transfer-encoding',
@@ -100,7 +101,6 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'proxy-connection',
   'content-length',
-  'host',
 ]);
 
 /** Sends one request with node:http, resolving names through `lookup`; answers a web Response (redirects not followed). */
@@ -112,7 +112,8 @@ function forward(
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
-    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const [name, value] of request.headers)
+      if (name !== 'host' && !HOP_BY_HOP_HEADERS.has(name)) headers[name] = value;
     if (body !== undefined) headers['content-length'] = String(body.length);
     const client = url.protocol === 'https:' ? https : http;
     const outgoing = client.request(
@@ -122,7 +123,7 @@ function forward(
         const answer = new Headers();
         for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
           const name = incoming.rawHeaders[i] as string;
-          if (!HOP_BY_HOP.has(name.toLowerCase())) answer.append(name, incoming.rawHeaders[i + 1] as string);
+          if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase())) answer.append(name, incoming.rawHeaders[i + 1] as string);
         }
         const status = incoming.statusCode ?? 502;
         const empty = request.method === 'HEAD' || status === 204 || status === 304;

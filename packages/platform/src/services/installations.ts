@@ -57,10 +57,6 @@ export function view(ctx: ServiceContext, row: Row): InstallationView {
   };
 }
 
-async function manifestOf(ctx: ServiceContext, integration: string): Promise<{ manifest: Manifest }> {
-  return { manifest: (await loadIntegration(ctx, integration)).manifest };
-}
-
 export async function installForOrganization(
   ctx: ServiceContext,
   principal: Principal,
@@ -99,7 +95,7 @@ export async function installInto(
   target: { type: 'space' | 'site'; id: string },
 ): Promise<InstallationView> {
   if (principal.kind === 'installation') throw forbidden('an installation token cannot install integrations');
-  const parent = await load(ctx, parentId);
+  const parent = await loadInstallation(ctx, parentId);
   await requireMember(ctx, principal, parent.organization_id);
   if (parent.target_type !== 'organization') {
     throw badRequest(
@@ -118,7 +114,7 @@ export async function installInto(
       `the ${target.type} ${target.id} belongs to another organization than the installation ${parentId}`,
     );
   }
-  const { manifest } = await manifestOf(ctx, parent.integration_name);
+  const { manifest } = await loadIntegration(ctx, parent.integration_name);
   return create(ctx, principal, {
     integration: parent.integration_name,
     organizationId: parent.organization_id,
@@ -232,7 +228,8 @@ async function mintToken(
   return token;
 }
 
-async function load(ctx: ServiceContext, id: string): Promise<Row> {
+/** The installation (not uninstalled), or 404. */
+export async function loadInstallation(ctx: ServiceContext, id: string): Promise<Row> {
   const row = await ctx.db
     .selectFrom('installations')
     .selectAll()
@@ -244,7 +241,7 @@ async function load(ctx: ServiceContext, id: string): Promise<Row> {
 }
 
 /** The installation, for the operator, a member of its organization, or its own token. */
-async function authorized(
+export async function authorizedInstallation(
   ctx: ServiceContext,
   principal: Principal,
   id: string,
@@ -253,9 +250,9 @@ async function authorized(
   if (principal.kind === 'installation') {
     if (principal.installationId !== id) throw forbidden('an installation token can only reach its own installation');
     if (role === 'admin') throw forbidden('an installation cannot pause, resume or remove itself');
-    return load(ctx, id);
+    return loadInstallation(ctx, id);
   }
-  const row = await load(ctx, id);
+  const row = await loadInstallation(ctx, id);
   await requireMember(ctx, principal, row.organization_id, role);
   return row;
 }
@@ -265,7 +262,7 @@ export async function getInstallation(
   principal: Principal,
   id: string,
 ): Promise<InstallationView> {
-  return view(ctx, await authorized(ctx, principal, id));
+  return view(ctx, await authorizedInstallation(ctx, principal, id));
 }
 
 export interface ConfigurationResult {
@@ -285,8 +282,8 @@ export async function patchConfiguration(
   id: string,
   patch: Configuration,
 ): Promise<ConfigurationResult> {
-  const before = await authorized(ctx, principal, id);
-  const { manifest } = await manifestOf(ctx, before.integration_name);
+  const before = await authorizedInstallation(ctx, principal, id);
+  const { manifest } = await loadIntegration(ctx, before.integration_name);
   const level = levelOf(before.target_type);
   const result = await ctx.db.transaction().execute(async (trx) => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
@@ -321,8 +318,8 @@ export async function setPaused(
   id: string,
   paused: boolean,
 ): Promise<InstallationView> {
-  const current = await authorized(ctx, principal, id, 'admin');
-  const { manifest } = await manifestOf(ctx, current.integration_name);
+  const current = await authorizedInstallation(ctx, principal, id, 'admin');
+  const { manifest } = await loadIntegration(ctx, current.integration_name);
   return ctx.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('installations')
@@ -355,7 +352,7 @@ export async function setPaused(
 
 /** Removes an installation (and those below it); their tokens stop working at once. */
 export async function uninstall(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
-  await authorized(ctx, principal, id, 'admin');
+  await authorizedInstallation(ctx, principal, id, 'admin');
   await ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const ids = [
@@ -385,8 +382,8 @@ export async function uninstall(ctx: ServiceContext, principal: Principal, id: s
 
 /** Revokes the installation's token and mints a new one (the integration gets it in its next envelope). */
 export async function rotateToken(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
-  const row = await authorized(ctx, principal, id, 'admin');
-  const { manifest } = await manifestOf(ctx, row.integration_name);
+  const row = await authorizedInstallation(ctx, principal, id, 'admin');
+  const { manifest } = await loadIntegration(ctx, row.integration_name);
   await ctx.db.transaction().execute(async (trx) => {
     await trx
       .updateTable('installation_tokens')
@@ -412,7 +409,7 @@ export async function currentToken(ctx: ServiceContext, id: string): Promise<str
 }
 
 export async function statusHistory(ctx: ServiceContext, principal: Principal, id: string) {
-  await authorized(ctx, principal, id);
+  await authorizedInstallation(ctx, principal, id);
   const rows = await ctx.db
     .selectFrom('installation_status_changes')
     .selectAll()

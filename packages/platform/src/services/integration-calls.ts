@@ -3,22 +3,12 @@
  * (spec 4.2) and a component render (spec 2.4). Both go through the dispatcher as envelopes.
  */
 import { type FetchEvent, validateContentKit } from '@portico/runtime';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError } from '../hosts/host.js';
 import type { Principal, ServiceContext } from './context.js';
 import type { Dispatcher } from './dispatcher.js';
-import { getInstallation } from './installations.js';
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  'proxy-connection',
-  'content-length',
-]);
+import { authorizedInstallation, loadInstallation } from './installations.js';
 
 function hostFailure(error: unknown): never {
   if (error instanceof HostError) {
@@ -34,13 +24,7 @@ export async function callPublicEndpoint(
   id: string,
   request: Request,
 ): Promise<Response> {
-  const installation = await ctx.db
-    .selectFrom('installations')
-    .selectAll()
-    .where('id', '=', id)
-    .where('uninstalled_at', 'is', null)
-    .executeTakeFirst();
-  if (!installation) throw notFound(`the installation ${id}`);
+  const installation = await loadInstallation(ctx, id);
   if (installation.status === 'paused') {
     throw new ApiError(
       503,
@@ -49,7 +33,7 @@ export async function callPublicEndpoint(
     );
   }
   const url = new URL(request.url);
-  const headers = [...request.headers].filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()));
+  const headers = [...request.headers].filter(([name]) => !HOP_BY_HOP_HEADERS.has(name.toLowerCase()));
   const event: FetchEvent = {
     type: 'fetch',
     eventId: `req_${Date.now().toString(36)}`,
@@ -60,7 +44,8 @@ export async function callPublicEndpoint(
   const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : undefined;
   const response = await dispatcher.send(installation, event, body).catch(hostFailure);
   const out = new Headers();
-  for (const [name, value] of response.headers) if (!HOP_BY_HOP.has(name.toLowerCase())) out.append(name, value);
+  for (const [name, value] of response.headers)
+    if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase())) out.append(name, value);
   const empty = request.method === 'HEAD' || response.status === 204 || response.status === 304;
   return new Response(empty ? null : (response.body as Uint8Array<ArrayBuffer>), {
     status: response.status,
@@ -83,12 +68,7 @@ export async function renderComponent(
   componentId: string,
   input: RenderInput,
 ) {
-  await getInstallation(ctx, principal, id);
-  const installation = await ctx.db
-    .selectFrom('installations')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
+  const installation = await authorizedInstallation(ctx, principal, id);
   if (installation.status === 'paused')
     throw new ApiError(503, 'installation_paused', `the installation ${id} is paused`);
   const response = await dispatcher
