@@ -1,3 +1,4 @@
+import { TUNING_DEFAULTS, TUNING_SETTINGS } from '@portico/platform';
 import { Command, CommanderError, Option } from 'commander';
 import { check } from './commands/check.js';
 import { newIntegration } from './commands/new.js';
@@ -49,7 +50,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       exitCode = await check(dir, options, io);
     });
 
-  program
+  const serveCommand = program
     .command('serve')
     .description('Run the Portico platform: the API, with SQLite under the data directory or PostgreSQL.')
     .option('--port <port>', 'port to listen on (PORTICO_PORT, default 8787; 0 picks a free one)')
@@ -69,10 +70,19 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       '--secret-key <key>',
       '32 bytes, base64: encrypts secrets at rest (PORTICO_SECRET_KEY; else generated in the data dir)',
     )
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent (PORTICO_LOG_LEVEL, default info)')
-    .action(async (options) => {
-      exitCode = await serve(options, io);
-    });
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent (PORTICO_LOG_LEVEL, default info)');
+  for (const setting of TUNING_SETTINGS) {
+    const fallback = TUNING_DEFAULTS[setting.key];
+    const shown =
+      setting.unit === 'days' ? fallback / 86_400_000 : setting.unit === 'seconds' ? fallback / 1000 : fallback;
+    serveCommand.option(
+      `${setting.flag} <${setting.unit === 'count' ? 'n' : setting.unit}>`,
+      `${setting.description} (${setting.env}, default ${shown})`,
+    );
+  }
+  serveCommand.action(async (options) => {
+    exitCode = await serve(options, io);
+  });
 
   program
     .command('publish')

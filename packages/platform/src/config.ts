@@ -19,6 +19,150 @@ export interface PlatformConfig {
   allowPrivateNetwork: boolean;
   /** 32 bytes, base64 or hex: the key that encrypts secrets at rest. */
   secretKey?: string | undefined;
+  /** Isolation, capacity and retention settings; each unset one takes its default (TUNING_DEFAULTS). */
+  tuning?: Partial<Tuning> | undefined;
+}
+
+/**
+ * How much work runs at once and for how long things are kept (DESIGN.md "Isolation"). Every
+ * setting has an environment variable and a `portico serve` flag (TUNING_SETTINGS).
+ */
+export interface Tuning {
+  /** Dispatches in flight on this node. */
+  dispatchConcurrency: number;
+  /** Dispatches in flight per integration version, so one integration cannot take the pool. */
+  dispatchPerIntegration: number;
+  /** Dispatches in flight per installation. */
+  dispatchPerInstallation: number;
+  /** Webhook attempts in flight on this node. */
+  deliveryConcurrency: number;
+  /** Deliveries under way per destination (scheme, host, port): in flight or waiting for a retry. */
+  deliveryPerDestination: number;
+  /** Deliveries under way per installation. */
+  deliveryPerInstallation: number;
+  /** An endpoint whose every attempt failed for this long is disabled (ms; default 5 days). */
+  endpointDisableAfterMs: number;
+  /** Events, dispatches, deliveries and their attempts older than this are pruned (ms; default 30 days). */
+  retentionMs: number;
+  /** A workerd worker idle this long is stopped; the next dispatch starts it again (ms; default 5 min). */
+  workerIdleMs: number;
+  /** Live workerd workers per node; the least recently used idle one is stopped beyond this. */
+  maxWorkers: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const TUNING_DEFAULTS: Tuning = {
+  dispatchConcurrency: 32,
+  dispatchPerIntegration: 8,
+  dispatchPerInstallation: 4,
+  deliveryConcurrency: 64,
+  deliveryPerDestination: 16,
+  deliveryPerInstallation: 16,
+  endpointDisableAfterMs: 5 * DAY_MS,
+  retentionMs: 30 * DAY_MS,
+  workerIdleMs: 5 * 60 * 1000,
+  maxWorkers: 16,
+};
+
+/** Each tuning setting: its variable, its flag, the unit people write it in, and how that maps to the value. */
+export const TUNING_SETTINGS: {
+  key: keyof Tuning;
+  env: string;
+  flag: string;
+  unit: 'count' | 'days' | 'seconds';
+  description: string;
+}[] = [
+  {
+    key: 'dispatchConcurrency',
+    env: 'PORTICO_DISPATCH_CONCURRENCY',
+    flag: '--dispatch-concurrency',
+    unit: 'count',
+    description: 'dispatches in flight on this node',
+  },
+  {
+    key: 'dispatchPerIntegration',
+    env: 'PORTICO_DISPATCH_PER_INTEGRATION',
+    flag: '--dispatch-per-integration',
+    unit: 'count',
+    description: 'dispatches in flight per integration version',
+  },
+  {
+    key: 'dispatchPerInstallation',
+    env: 'PORTICO_DISPATCH_PER_INSTALLATION',
+    flag: '--dispatch-per-installation',
+    unit: 'count',
+    description: 'dispatches in flight per installation',
+  },
+  {
+    key: 'deliveryConcurrency',
+    env: 'PORTICO_DELIVERY_CONCURRENCY',
+    flag: '--delivery-concurrency',
+    unit: 'count',
+    description: 'webhook attempts in flight on this node',
+  },
+  {
+    key: 'deliveryPerDestination',
+    env: 'PORTICO_DELIVERY_PER_DESTINATION',
+    flag: '--delivery-per-destination',
+    unit: 'count',
+    description: 'deliveries under way per destination (scheme, host, port)',
+  },
+  {
+    key: 'deliveryPerInstallation',
+    env: 'PORTICO_DELIVERY_PER_INSTALLATION',
+    flag: '--delivery-per-installation',
+    unit: 'count',
+    description: 'deliveries under way per installation',
+  },
+  {
+    key: 'endpointDisableAfterMs',
+    env: 'PORTICO_ENDPOINT_DISABLE_AFTER_DAYS',
+    flag: '--endpoint-disable-after-days',
+    unit: 'days',
+    description: 'disable an endpoint whose every attempt failed for this long',
+  },
+  {
+    key: 'retentionMs',
+    env: 'PORTICO_RETENTION_DAYS',
+    flag: '--retention-days',
+    unit: 'days',
+    description: 'prune events, dispatches and deliveries older than this',
+  },
+  {
+    key: 'workerIdleMs',
+    env: 'PORTICO_WORKER_IDLE_SECONDS',
+    flag: '--worker-idle-seconds',
+    unit: 'seconds',
+    description: 'stop a workerd worker idle this long',
+  },
+  {
+    key: 'maxWorkers',
+    env: 'PORTICO_MAX_WORKERS',
+    flag: '--max-workers',
+    unit: 'count',
+    description: 'live workerd workers per node',
+  },
+];
+
+/**
+ * Reads one tuning setting as written by a person (a count, days or seconds) into its value;
+ * throws a ConfigError naming the setting when it is not a positive number.
+ */
+export function parseTuningValue(setting: (typeof TUNING_SETTINGS)[number], text: string, source: string): number {
+  const value = Number(text);
+  const whole = setting.unit === 'count';
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value))) {
+    throw new ConfigError(
+      `${source} must be a positive ${whole ? 'whole number' : `number of ${setting.unit}`} (${setting.description}), got "${text}"`,
+    );
+  }
+  return setting.unit === 'days' ? value * DAY_MS : setting.unit === 'seconds' ? value * 1000 : value;
+}
+
+/** The settings in force: defaults, overridden by what the config gives. */
+export function resolveTuning(config: Pick<PlatformConfig, 'tuning'>): Tuning {
+  return { ...TUNING_DEFAULTS, ...config.tuning };
 }
 
 export class ConfigError extends Error {}
@@ -37,6 +181,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     publicUrl: env.PORTICO_PUBLIC_URL || undefined,
     allowPrivateNetwork: env.PORTICO_ALLOW_PRIVATE_NETWORK === '1',
     secretKey: env.PORTICO_SECRET_KEY || undefined,
+    tuning: Object.fromEntries(
+      TUNING_SETTINGS.flatMap((setting) => {
+        const text = env[setting.env];
+        return text === undefined || text === '' ? [] : [[setting.key, parseTuningValue(setting, text, setting.env)]];
+      }),
+    ),
   };
 }
 

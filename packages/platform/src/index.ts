@@ -1,4 +1,13 @@
-export { ConfigError, configFromEnv, type PlatformConfig } from './config.js';
+export {
+  ConfigError,
+  configFromEnv,
+  type PlatformConfig,
+  parseTuningValue,
+  resolveTuning,
+  TUNING_DEFAULTS,
+  TUNING_SETTINGS,
+  type Tuning,
+} from './config.js';
 export { postWebhook } from './delivery/post-webhook.js';
 export { ApiError } from './errors.js';
 export { createEgress, isInternalAddress } from './hosts/egress.js';

@@ -5,7 +5,7 @@ import { type ServerType, serve } from '@hono/node-server';
 import type { Integration } from '@portico/runtime';
 import { type Logger, pino } from 'pino';
 import { BUILTINS, publishBuiltins } from './builtins.js';
-import { type PlatformConfig, resolveSecrets } from './config.js';
+import { type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
@@ -26,6 +26,8 @@ export interface RunningPlatform {
   adminTokenGenerated: boolean;
   /** Migrations applied by this start (empty when the schema was already current). */
   migrationsApplied: string[];
+  /** The isolation, capacity and retention settings in force. */
+  tuning: Tuning;
   ctx: ServiceContext;
   dispatcher: Dispatcher;
   deliveries: DeliveryEngine;
@@ -46,6 +48,7 @@ export interface StartOptions {
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const secrets = resolveSecrets(config);
+  const tuning = resolveTuning(config);
   const database = openDatabase({ url: config.databaseUrl, sqliteFile: join(config.dataDir, 'portico.db') });
   let migrationsApplied: string[];
   try {
@@ -90,6 +93,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const hosts = {
     workerd: new WorkerdHost({
       egress,
+      maxWorkers: tuning.maxWorkers,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
     }),
     inProcess: new InProcessHost(
@@ -131,6 +135,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     adminToken: secrets.adminToken,
     adminTokenGenerated: secrets.adminTokenGenerated,
     migrationsApplied,
+    tuning,
     ctx,
     dispatcher,
     deliveries,

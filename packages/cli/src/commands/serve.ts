@@ -1,4 +1,11 @@
-import { ConfigError, configFromEnv, type PlatformConfig, startPlatform } from '@portico/platform';
+import {
+  ConfigError,
+  configFromEnv,
+  type PlatformConfig,
+  parseTuningValue,
+  startPlatform,
+  TUNING_SETTINGS,
+} from '@portico/platform';
 import { pino } from 'pino';
 import type { Io } from '../io.js';
 
@@ -12,6 +19,8 @@ export interface ServeOptions {
   allowPrivateNetwork?: boolean;
   secretKey?: string;
   logLevel?: string;
+  /** Tuning flags, by their camel-cased names (`--dispatch-concurrency` → dispatchConcurrency). */
+  [tuningFlag: string]: string | boolean | undefined;
 }
 
 /**
@@ -34,6 +43,12 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
       ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     };
+    for (const setting of TUNING_SETTINGS) {
+      const text = options[flagKey(setting.flag)];
+      if (typeof text === 'string') {
+        config.tuning = { ...config.tuning, [setting.key]: parseTuningValue(setting, text, setting.flag) };
+      }
+    }
     if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
       throw new ConfigError(`--port must be a port number (0-65535), got "${options.port}"`);
     }
@@ -72,4 +87,9 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
   await platform.close();
   logger.info('stopped');
   return 0;
+}
+
+/** The key commander gives a flag's value: `--dispatch-concurrency` → `dispatchConcurrency`. */
+export function flagKey(flag: string): string {
+  return flag.replace(/^--/, '').replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
