@@ -53,12 +53,33 @@ interface BaseEnvironment {
   organization: string;
 }
 
+/** Whether an organization installation is installed into every space of the organization, or the ones listed. */
+export type SpaceSelection = { mode: 'all' } | { mode: 'selected'; spaces: string[] };
+/** Whether an organization installation is installed into every site of the organization, or the ones listed. */
+export type SiteSelection = { mode: 'all' } | { mode: 'selected'; sites: string[] };
+
 export interface OrganizationInstallationEnvironment extends BaseEnvironment {
   target: 'organization';
   /** Whether the integration runs in all spaces of the organization or in selected ones. */
-  space_selection: { mode: 'all' | 'selected'; spaces: string[] };
+  space_selection: SpaceSelection;
+  /** Whether the integration runs in all sites of the organization or in selected ones. */
+  site_selection: SiteSelection;
   /** External identifiers the integration assigned to this installation. */
   externalIds: string[];
+}
+
+/**
+ * The organization installation a space or site installation belongs to, as its dispatches see it:
+ * its `account` configuration (an API key, say) is read here without a second call.
+ */
+export interface OrganizationInstallationInfo {
+  id: string;
+  status: InstallationStatus;
+  configuration: Configuration;
+  space_selection: SpaceSelection;
+  site_selection: SiteSelection;
+  externalIds: string[];
+  urls: { publicEndpoint: string };
 }
 
 export interface SpaceInstallationEnvironment extends BaseEnvironment {
@@ -67,6 +88,8 @@ export interface SpaceInstallationEnvironment extends BaseEnvironment {
   space: string;
   /** The organization-level installation this one belongs to. */
   parentInstallationId: string;
+  /** That organization installation: its configuration, status and selection. */
+  installation: OrganizationInstallationInfo;
   externalIds: string[];
 }
 
@@ -76,6 +99,8 @@ export interface SiteInstallationEnvironment extends BaseEnvironment {
   /** The site's space, when it publishes one. */
   space?: string;
   parentInstallationId: string;
+  /** That organization installation: its configuration, status and selection. */
+  installation: OrganizationInstallationInfo;
   externalIds: string[];
 }
 

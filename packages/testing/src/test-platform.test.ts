@@ -38,8 +38,12 @@ describe('createTestPlatform', () => {
         externalIds: [],
       });
     }
-    expect(seen[0]).toMatchObject({ space_selection: { mode: 'all', spaces: [] } });
-    expect(seen[1]).toMatchObject({ space: 'space_test', parentInstallationId: 'inst_parent' });
+    expect(seen[0]).toMatchObject({ space_selection: { mode: 'selected', spaces: [] } });
+    expect(seen[1]).toMatchObject({
+      space: 'space_test',
+      parentInstallationId: 'inst_parent',
+      installation: { id: 'inst_parent', configuration: {}, space_selection: { mode: 'selected', spaces: ['space_test'] } },
+    });
     expect(seen[2]).toMatchObject({ site: 'site_test' });
   });
 

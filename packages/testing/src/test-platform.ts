@@ -35,6 +35,11 @@ export interface TestPlatformOptions {
   organization?: string;
   space?: string;
   site?: string;
+  /**
+   * For a space or site installation: its organization installation's `account` configuration,
+   * as `environment.installation.configuration` (default `{}`).
+   */
+  organizationConfiguration?: Configuration;
 }
 
 export interface RenderResult {
@@ -140,13 +145,29 @@ export class TestPlatform {
       organization: o.organization ?? o.manifest?.organization ?? 'test-org',
       externalIds: [],
     };
+    const space = o.space ?? 'space_test';
+    const site = o.site ?? 'site_test';
+    const parent = {
+      id: 'inst_parent',
+      status: 'active' as const,
+      configuration: structuredClone(o.organizationConfiguration ?? {}),
+      space_selection: { mode: 'selected' as const, spaces: o.target === 'space' ? [space] : [] },
+      site_selection: { mode: 'selected' as const, sites: o.target === 'site' ? [site] : [] },
+      externalIds: [],
+      urls: { publicEndpoint: `${this.apiUrl}/v1/installations/inst_parent/public` },
+    };
     if (o.target === 'space') {
-      return { ...base, target: 'space', space: o.space ?? 'space_test', parentInstallationId: 'inst_parent' };
+      return { ...base, target: 'space', space, parentInstallationId: parent.id, installation: parent };
     }
     if (o.target === 'site') {
-      return { ...base, target: 'site', site: o.site ?? 'site_test', parentInstallationId: 'inst_parent' };
+      return { ...base, target: 'site', site, parentInstallationId: parent.id, installation: parent };
     }
-    return { ...base, target: 'organization', space_selection: { mode: 'all', spaces: [] } };
+    return {
+      ...base,
+      target: 'organization',
+      space_selection: { mode: 'selected', spaces: [] },
+      site_selection: { mode: 'selected', sites: [] },
+    };
   }
 
   /** Sends a runtime event (spec 6.1) and answers the integration's response. */

@@ -1,5 +1,5 @@
 /** Runs trusted integrations (first-party ones such as the webhook integration) in this process. */
-import type { Integration } from '@portico/runtime';
+import type { Integration, IntegrationDescriptor } from '@portico/runtime';
 import {
   type Host,
   HostError,
@@ -24,6 +24,11 @@ export class InProcessHost implements Host {
 
   has(name: string): boolean {
     return this.integrations.has(name);
+  }
+
+  /** What a built-in integration handles, straight from its definition. */
+  descriptorOf(name: string): IntegrationDescriptor | undefined {
+    return this.integrations.get(name)?.descriptor;
   }
 
   async dispatch(bundle: IntegrationBundle, request: HostRequest): Promise<HostResponse> {

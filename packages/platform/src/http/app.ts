@@ -28,6 +28,7 @@ import {
 } from '../services/installations.js';
 import { callPublicEndpoint, publishWarnings, renderComponent } from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
+import { setSelection } from '../services/selection.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody } from './route.js';
 import * as S from './schemas.js';
 import { describeValidationError } from './validation-error.js';
@@ -300,6 +301,19 @@ export function createApp(options: AppOptions) {
       responses: { 200: jsonAnswer(S.Installation), ...errorResponses },
     }),
     async (c) => c.json(await getInstallation(ctx, await principal(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/v1/installations/{id}',
+      summary: 'Change which spaces and sites an organization installation is installed into (its selection)',
+      tags: tags.installations,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(S.SelectionPatch) },
+      responses: { 200: jsonAnswer(S.Installation), ...errorResponses },
+    }),
+    async (c) => c.json(await setSelection(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   app.openapi(

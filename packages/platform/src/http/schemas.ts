@@ -76,6 +76,13 @@ export const InstallInput = z
   })
   .openapi('InstallInput');
 
+export const SpaceSelection = z
+  .union([z.object({ mode: z.literal('all') }), z.object({ mode: z.literal('selected'), spaces: z.array(z.string()) })])
+  .openapi('SpaceSelection', { description: 'Every space of the organization (also later ones), or the ones listed' });
+export const SiteSelection = z
+  .union([z.object({ mode: z.literal('all') }), z.object({ mode: z.literal('selected'), sites: z.array(z.string()) })])
+  .openapi('SiteSelection', { description: 'Every site of the organization (also later ones), or the ones listed' });
+
 export const Installation = z
   .object({
     id: z.string(),
@@ -86,9 +93,25 @@ export const Installation = z
     status: z.enum(['pending', 'active', 'paused']),
     configuration: z.record(z.string(), z.unknown()),
     urls: z.object({ publicEndpoint: z.string() }),
+    space_selection: SpaceSelection.optional().openapi({ description: 'Organization installations only' }),
+    site_selection: SiteSelection.optional().openapi({ description: 'Organization installations only' }),
     createdAt: z.string(),
   })
   .openapi('Installation');
+
+export const SelectionPatch = z
+  .strictObject({
+    space_selection: z
+      .strictObject({ mode: z.enum(['all', 'selected']), spaces: z.array(Id).max(10_000).optional() })
+      .optional(),
+    site_selection: z
+      .strictObject({ mode: z.enum(['all', 'selected']), sites: z.array(Id).max(10_000).optional() })
+      .optional(),
+  })
+  .openapi('SelectionPatch', {
+    description:
+      '`{ mode: "all" }` installs into every space (site) of the organization, also those created later; `{ mode: "selected", spaces: [...] }` into exactly those named (places left out are uninstalled); `{ mode: "selected" }` alone keeps the current ones',
+  });
 
 export const ConfigurationPatch = z
   .record(z.string(), z.unknown())

@@ -2,6 +2,7 @@
 import { conflict, notFound } from '../errors.js';
 import type { Role } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
+import { installIntoNewPlace } from './selection.js';
 import { hashToken, newToken } from './tokens.js';
 
 export async function createOrganization(
@@ -48,15 +49,18 @@ export async function createPlace(
   input: { id: string; title: string },
 ) {
   await getOrganization(ctx, organizationId);
-  return ctx.db.transaction().execute(async (trx) => {
+  const installed = await ctx.db.transaction().execute(async (trx) => {
     const taken = await trx.selectFrom(kind).select('id').where('id', '=', input.id).executeTakeFirst();
     if (taken) throw conflict(`a ${kind === 'spaces' ? 'space' : 'site'} with the id "${input.id}" exists`);
     await trx
       .insertInto(kind)
       .values({ id: input.id, organization_id: organizationId, title: input.title, created_at: ctx.now() })
       .execute();
-    return { id: input.id, organization: organizationId, title: input.title };
+    // Integrations that select all spaces (sites) of the organization are installed into it too.
+    return installIntoNewPlace(ctx, trx, kind === 'spaces' ? 'space' : 'site', organizationId, input.id);
   });
+  if (installed > 0) ctx.wake();
+  return { id: input.id, organization: organizationId, title: input.title };
 }
 
 export async function createUser(ctx: ServiceContext, input: { id: string; name: string }) {

@@ -1,26 +1,38 @@
 /**
  * Dispatch: sending envelopes to integrations, and the durable loop that works through what is
- * owed. Platform events are persisted first and routed here afterwards (each to the installations
- * whose target matches, that are active, whose scopes allow it and whose integration handles it);
- * routing writes one outbox row per installation in the same transaction that marks the event
- * routed. Outbox rows are claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL); an
- * installation's setup events go out one at a time and in order, and nothing overtakes them, while
- * its platform events go out side by side. Failures are retried with backoff, and every dispatch is
- * recorded with its host, status, duration, error and the integration's logs.
+ * owed (DESIGN.md "Routing and selection", "Isolation").
+ *
+ * Routing: platform events are persisted first and routed here afterwards, in batches: a space
+ * or site event goes once per integration, to its installation in that place, when that
+ * installation is active (and its organization installation is not paused), its scopes allow the
+ * event and its integration handles it. One transaction marks a batch routed and writes its
+ * outbox rows. Routing reads what a version handles from the database: it never waits on a worker.
+ *
+ * Dispatch is a continuous pool: whenever a slot frees, the next owed row starts. Rows are
+ * claimed with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL), skipping installations and
+ * integrations that already have their cap in flight, so a flood or a slow integration holds its
+ * share of the pool and never the rest. An installation's setup events go out one at a time and
+ * in order, and nothing overtakes them; its platform events go out side by side. An integration
+ * whose worker keeps timing out or crashing is backed off by a circuit breaker: its owed rows wait
+ * with growing delay (written to the rows, so every node sees it, and to the dispatch log).
+ * Other failures are retried with backoff; every dispatch is recorded with its host, status,
+ * duration, error and the integration's logs.
  */
 import type { Manifest } from '@portico/manifest';
 import { encodeEnvelope, type IntegrationDescriptor, type PlatformEvent } from '@portico/runtime';
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Host, HostKind, HostResponse, IntegrationBundle } from '../hosts/host.js';
 import { HostError } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
 import type { Database } from '../storage/schema.js';
+import { CircuitBreakers } from './circuit-breaker.js';
 import type { ServiceContext } from './context.js';
 import { buildEnvironment } from './environment.js';
 import { WakeLoop } from './wake-loop.js';
 
 type InstallationRow = Database['installations'];
+type OutboxRow = Selectable<Database['outbox']>;
 
 /** The scope an integration needs to receive each platform event (DESIGN.md). */
 export const REQUIRED_SCOPE: Record<string, string> = {
@@ -34,6 +46,11 @@ export const REQUIRED_SCOPE: Record<string, string> = {
 };
 export const SITE_EVENTS = new Set(['site_view', 'page_feedback']);
 
+/** Host failures that say the worker itself is in trouble: they count towards its circuit breaker. */
+const WORKER_FAILURES = new Set(['timeout', 'crashed', 'memory', 'startup', 'unreachable']);
+const ROUTE_BATCH = 200;
+const INSERT_CHUNK = 200;
+
 export interface Hosts {
   workerd: Host;
   inProcess: InProcessHost;
@@ -43,6 +60,7 @@ export interface Hosts {
 interface LoadedBundle extends IntegrationBundle {
   manifest: Manifest;
   secrets: string | null;
+  descriptor: IntegrationDescriptor | undefined;
 }
 
 export interface DispatcherOptions {
@@ -55,19 +73,44 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** Attempts before a dispatch is given up (default 5). */
   maxAttempts?: number;
+  /** Dispatches in flight on this node (default 32). */
+  concurrency?: number;
+  /** Dispatches in flight per integration (default 8). */
+  perIntegration?: number;
+  /** Dispatches in flight per installation (default 4). */
+  perInstallation?: number;
+  /** Circuit breaker: timeouts or crashes in a row before an integration is backed off (default 3). */
+  breakerThreshold?: number;
+  /** Circuit breaker: the first wait, doubled at each failed probe (default 1 s, at most 5 min). */
+  breakerDelayMs?: number;
 }
 
 export class Dispatcher {
   private readonly ctx: ServiceContext;
   private readonly bundles = new Map<string, Promise<LoadedBundle>>();
-  private readonly descriptors = new Map<string, Promise<IntegrationDescriptor | undefined>>();
   private readonly loop: WakeLoop;
+  private readonly breakers: CircuitBreakers;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perInstallation = new Map<string, number>();
+  private readonly perIntegration = new Map<string, number>();
+  private readonly limits: { concurrency: number; integration: number; installation: number };
 
   constructor(private readonly options: DispatcherOptions) {
     this.ctx = options.ctx;
+    this.limits = {
+      concurrency: options.concurrency ?? 32,
+      integration: options.perIntegration ?? 8,
+      installation: options.perInstallation ?? 4,
+    };
+    this.breakers = new CircuitBreakers({
+      now: () => this.ctx.now(),
+      ...(options.breakerThreshold !== undefined ? { threshold: options.breakerThreshold } : {}),
+      ...(options.breakerDelayMs !== undefined ? { baseDelayMs: options.breakerDelayMs } : {}),
+    });
     this.loop = new WakeLoop(
       async () => {
-        while ((await this.pass()) > 0 && !this.loop.isStopped) {}
+        while ((await this.routeEvents()) === ROUTE_BATCH && !this.loop.isStopped) {}
+        while ((await this.fill()) && !this.loop.isStopped) {}
       },
       () => options.pollMs ?? 500,
       (error) => options.logger?.error({ err: error }, 'dispatch pass failed'),
@@ -79,9 +122,11 @@ export class Dispatcher {
     this.loop.start();
   }
 
+  /** Stops claiming and waits for the dispatches in flight. */
   async stop(): Promise<void> {
     this.ctx.wake = () => {};
     await this.loop.stop();
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   /** Runs a pass now (or right after the one running). */
@@ -89,11 +134,14 @@ export class Dispatcher {
     this.loop.wake();
   }
 
-  /** Routes waiting events and dispatches one batch of owed rows; answers how much it did. */
+  /** Routes waiting events, starts what is owed, and waits for it (tests drive the dispatcher with this). */
   async pass(): Promise<number> {
     const routed = await this.routeEvents();
-    const dispatched = await this.dispatchOwed();
-    return routed + dispatched;
+    const before = new Set(this.inFlight);
+    while (await this.fill()) {}
+    const started = [...this.inFlight].filter((dispatch) => !before.has(dispatch));
+    await Promise.allSettled(started);
+    return routed + started.length;
   }
 
   /** Sends one event to one installation now, records the dispatch, and answers the integration's response. */
@@ -102,47 +150,38 @@ export class Dispatcher {
     event: PlatformEvent,
     body?: Uint8Array,
   ): Promise<HostResponse & { host: HostKind }> {
-    const bundle = await this.bundle(installation.integration_name);
-    const host = this.hostFor(bundle);
-    const environment = await buildEnvironment(this.ctx, installation, bundle);
-    const encoded = await encodeEnvelope({ event, environment, ...(body ? { body } : {}) });
-    const started = performance.now();
-    try {
-      const response = await host.dispatch(bundle, {
-        method: 'POST',
-        headers: encoded.headers,
-        body: encoded.body,
-        installationId: installation.id,
-      });
-      await this.record(installation.id, event, host.kind, response.status, response.durationMs, null, response.logs);
-      return { ...response, host: host.kind };
-    } catch (error) {
-      const message = error instanceof HostError ? error.message : `dispatch failed: ${(error as Error).message}`;
-      await this.record(installation.id, event, host.kind, 0, performance.now() - started, message, []);
-      throw error;
-    }
+    const { host, response } = await this.call(installation, event, body);
+    await this.ctx.db.insertInto('dispatches').values(response.record).execute();
+    if (response.error !== undefined) throw response.error;
+    return { ...response.answer, host };
   }
 
-  /** What the integration handles (`GET /v1`), cached per version; undefined when it cannot tell. */
-  async describe(bundle: IntegrationBundle): Promise<IntegrationDescriptor | undefined> {
-    const key = `${bundle.name}@${bundle.version}`;
-    let descriptor = this.descriptors.get(key);
-    if (descriptor === undefined) {
-      descriptor = this.hostFor(bundle)
+  /** What the integration handles (`GET /v1`), learned once per version and kept in the database. */
+  async describe(bundle: LoadedBundle): Promise<IntegrationDescriptor | undefined> {
+    if (bundle.descriptor !== undefined) return bundle.descriptor;
+    const builtin = this.options.hosts.inProcess.descriptorOf(bundle.name);
+    const descriptor =
+      builtin ??
+      (await this.hostFor(bundle)
         .dispatch(bundle, { method: 'GET', headers: {} })
         .then((response) =>
           response.status === 200
             ? (JSON.parse(new TextDecoder().decode(response.body)) as IntegrationDescriptor)
             : undefined,
         )
-        .catch(() => undefined);
-      this.descriptors.set(key, descriptor);
-      void descriptor.then((d) => d === undefined && this.descriptors.delete(key));
-    }
+        .catch(() => undefined));
+    if (descriptor === undefined) return undefined;
+    bundle.descriptor = descriptor;
+    await this.ctx.db
+      .updateTable('integration_versions')
+      .set({ descriptor: JSON.stringify(descriptor) })
+      .where('integration_name', '=', bundle.name)
+      .where('version', '=', bundle.version)
+      .execute();
     return descriptor;
   }
 
-  /** The latest published version of an integration, cached by version. */
+  /** A published version of an integration (the latest when `version` is not given), cached by version. */
   async bundle(name: string, version?: number): Promise<LoadedBundle> {
     const latest =
       version ??
@@ -169,6 +208,7 @@ export class Dispatcher {
           endpoint: row.endpoint,
           manifest: JSON.parse(row.manifest) as Manifest,
           secrets: row.secrets,
+          descriptor: row.descriptor === null ? undefined : (JSON.parse(row.descriptor) as IntegrationDescriptor),
         }));
       this.bundles.set(key, bundle);
       bundle.catch(() => this.bundles.delete(key));
@@ -182,113 +222,176 @@ export class Dispatcher {
     return this.options.hosts.workerd;
   }
 
-  private async record(
-    installationId: string,
-    event: PlatformEvent,
-    host: HostKind,
-    status: number,
-    durationMs: number,
-    error: string | null,
-    logs: string[],
-  ) {
-    await this.ctx.db
-      .insertInto('dispatches')
-      .values({
-        installation_id: installationId,
-        event_id: event.type === 'fetch' || event.type === 'ui_render' ? null : event.eventId,
-        event_type: event.type,
-        host,
-        status,
-        duration_ms: Math.round(durationMs),
-        error,
-        logs: JSON.stringify(logs.slice(0, 200)),
-        at: this.ctx.now(),
-      })
-      .execute();
+  /** Dispatches and builds the dispatch-log row, without writing it (the caller writes it with its own changes). */
+  private async call(installation: InstallationRow, event: PlatformEvent, body?: Uint8Array) {
+    const bundle = await this.bundle(installation.integration_name);
+    const host = this.hostFor(bundle);
+    const record = (status: number, durationMs: number, error: string | null, logs: string[]) => ({
+      installation_id: installation.id,
+      event_id: event.type === 'fetch' || event.type === 'ui_render' ? null : event.eventId,
+      event_type: event.type,
+      host: host.kind,
+      status,
+      duration_ms: Math.round(durationMs),
+      error,
+      logs: JSON.stringify(logs.slice(0, 200)),
+      at: this.ctx.now(),
+    });
+    const started = performance.now();
+    try {
+      const environment = await buildEnvironment(this.ctx, installation, bundle);
+      const encoded = await encodeEnvelope({ event, environment, ...(body ? { body } : {}) });
+      const answer = await host.dispatch(bundle, {
+        method: 'POST',
+        headers: encoded.headers,
+        body: encoded.body,
+        installationId: installation.id,
+      });
+      return {
+        host: host.kind,
+        response: { answer, error: undefined, record: record(answer.status, answer.durationMs, null, answer.logs) },
+      };
+    } catch (error) {
+      const message = error instanceof HostError ? error.message : `dispatch failed: ${(error as Error).message}`;
+      return {
+        host: host.kind,
+        response: {
+          answer: undefined,
+          error: error as Error,
+          record: record(0, performance.now() - started, message, []),
+        },
+      };
+    }
   }
 
+  /** Routes a batch of waiting events; answers how many it looked at. */
   private async routeEvents(): Promise<number> {
     const events = await this.ctx.db
       .selectFrom('events')
       .selectAll()
       .where('routed_at', 'is', null)
       .orderBy('received_at')
-      .limit(20)
+      .limit(ROUTE_BATCH)
       .execute();
+    if (events.length === 0) return 0;
+    const places = new Map<string, Promise<InstallationRow[]>>();
+    const owed: { eventId: string; rows: Insertable<Database['outbox']>[] }[] = [];
+    const now = this.ctx.now();
     for (const event of events) {
       const payload = JSON.parse(event.payload) as Record<string, unknown> & { type: string; eventId: string };
-      const targets = await this.targetsOf(payload);
-      await this.ctx.db.transaction().execute(async (trx) => {
-        const marked = await trx
-          .updateTable('events')
-          .set({ routed_at: this.ctx.now() })
-          .where('event_id', '=', event.event_id)
-          .where('routed_at', 'is', null)
-          .executeTakeFirst();
-        if (Number(marked.numUpdatedRows) === 0) return; // another node routed it
-        for (const installation of targets) {
-          await trx
-            .insertInto('outbox')
-            .values({
-              installation_id: installation.id,
-              event_id: event.event_id,
-              event: JSON.stringify({ ...payload, installationId: installation.id }),
-              created_at: this.ctx.now(),
-              dispatched_at: null,
-            })
-            .execute();
-        }
-      });
+      const site = SITE_EVENTS.has(event.type);
+      const place = `${site ? 'site' : 'space'}:${String(site ? payload.siteId : payload.spaceId)}`;
+      let installed = places.get(place);
+      if (installed === undefined) {
+        installed = this.installedIn(site ? 'site' : 'space', String(site ? payload.siteId : payload.spaceId));
+        places.set(place, installed);
+      }
+      const rows: Insertable<Database['outbox']>[] = [];
+      for (const installation of await installed) {
+        if (!(await this.receives(installation, event.type))) continue;
+        rows.push({
+          installation_id: installation.id,
+          integration_name: installation.integration_name,
+          event_id: event.event_id,
+          event_type: event.type,
+          event: JSON.stringify({ ...payload, installationId: installation.id }),
+          created_at: now,
+          dispatched_at: null,
+          claimed_until: null,
+          outcome: null,
+        });
+      }
+      owed.push({ eventId: event.event_id, rows });
     }
+    await this.ctx.db.transaction().execute(async (trx) => {
+      // Another node may have routed some of them meanwhile: only those this one marks are written.
+      const marked = await trx
+        .updateTable('events')
+        .set({ routed_at: now })
+        .where(
+          'event_id',
+          'in',
+          events.map((e) => e.event_id),
+        )
+        .where('routed_at', 'is', null)
+        .returning('event_id')
+        .execute();
+      const mine = new Set(marked.map((m) => m.event_id));
+      const rows = owed.filter((o) => mine.has(o.eventId)).flatMap((o) => o.rows);
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto('outbox')
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .execute();
+      }
+    });
     return events.length;
   }
 
-  /** Installations an event goes to: matching target, active, allowed by scope, with a handler. */
-  private async targetsOf(event: Record<string, unknown> & { type: string }): Promise<InstallationRow[]> {
-    const site = SITE_EVENTS.has(event.type);
-    const placeId = String(site ? event.siteId : event.spaceId);
-    const place = await this.ctx.db
-      .selectFrom(site ? 'sites' : 'spaces')
-      .select('organization_id')
-      .where('id', '=', placeId)
-      .executeTakeFirst();
-    if (!place) return [];
-    const candidates = await this.ctx.db
-      .selectFrom('installations')
-      .selectAll()
-      .where('uninstalled_at', 'is', null)
-      .where('status', '=', 'active')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('target_type', '=', site ? 'site' : 'space'), eb('target_id', '=', placeId)]),
-          eb.and([eb('target_type', '=', 'organization'), eb('organization_id', '=', place.organization_id)]),
-        ]),
-      )
-      .orderBy('created_at')
+  /**
+   * The installations of an integration in one place that can receive its events: active, below
+   * an organization installation that is not paused.
+   */
+  private installedIn(kind: 'space' | 'site', placeId: string): Promise<InstallationRow[]> {
+    return this.ctx.db
+      .selectFrom('installations as i')
+      .innerJoin('installations as parent', 'parent.id', 'i.parent_id')
+      .selectAll('i')
+      .where('i.target_type', '=', kind)
+      .where('i.target_id', '=', placeId)
+      .where('i.uninstalled_at', 'is', null)
+      .where('i.status', '=', 'active')
+      .where('parent.status', '!=', 'paused')
+      .orderBy('i.created_at')
       .execute();
-    const targets: InstallationRow[] = [];
-    for (const installation of candidates) {
-      const bundle = await this.bundle(installation.integration_name);
-      const scope = REQUIRED_SCOPE[event.type];
-      if (scope !== undefined && !(bundle.manifest.scopes as string[]).includes(scope)) continue;
-      const descriptor = await this.describe(bundle);
-      if (descriptor !== undefined && !descriptor.events.includes(event.type)) continue;
-      targets.push(installation);
-    }
-    return targets;
   }
 
-  private async dispatchOwed(): Promise<number> {
+  /** Whether the installation's integration may receive (scope) and handles (descriptor) the event. */
+  private async receives(installation: InstallationRow, type: string): Promise<boolean> {
+    const bundle = await this.bundle(installation.integration_name);
+    const scope = REQUIRED_SCOPE[type];
+    if (scope !== undefined && !(bundle.manifest.scopes as string[]).includes(scope)) return false;
+    if (bundle.descriptor === undefined) {
+      // Not learned yet: learn it in the background; meanwhile the integration itself says.
+      void this.describe(bundle);
+      return true;
+    }
+    return bundle.descriptor.events.includes(type);
+  }
+
+  /**
+   * Claims owed rows for the free slots and starts them; answers whether it started any (the
+   * caller fills again until nothing more fits).
+   */
+  private async fill(): Promise<boolean> {
+    const room = this.limits.concurrency - this.inFlight.size;
+    if (room <= 0) return false;
     const now = this.ctx.now();
-    const lease = this.options.leaseMs ?? 30_000;
+    const fullInstallations = [...this.perInstallation].filter(([, n]) => n >= this.limits.installation);
+    const probing = new Map<string, number>();
+    const skipIntegrations = new Set(
+      [...this.perIntegration].filter(([, n]) => n >= this.limits.integration).map(([name]) => name),
+    );
+    for (const [name, state] of this.breakers.tripped()) {
+      if (state === 'open' || (this.perIntegration.get(name) ?? 0) >= 1) skipIntegrations.add(name);
+      else probing.set(name, 1);
+    }
     const postgres = this.ctx.dialect === 'postgres';
-    const claimed = await this.ctx.db.transaction().execute(async (trx) => {
-      const rows = await trx
+    const chosen = await this.ctx.db.transaction().execute(async (trx) => {
+      const candidates = await trx
         .selectFrom('outbox as o')
         .selectAll('o')
         .where('o.dispatched_at', 'is', null)
         .where('o.available_at', '<=', now)
         .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<', now)]))
+        .$if(fullInstallations.length > 0, (qb) =>
+          qb.where(
+            'o.installation_id',
+            'not in',
+            fullInstallations.map(([id]) => id),
+          ),
+        )
+        .$if(skipIntegrations.size > 0, (qb) => qb.where('o.integration_name', 'not in', [...skipIntegrations]))
         .where((eb) =>
           eb.not(
             eb.exists(
@@ -303,33 +406,68 @@ export class Dispatcher {
           ),
         )
         .orderBy('o.id')
-        .limit(32)
+        .limit(room * 2)
         .$if(postgres, (qb) => qb.forUpdate().skipLocked())
         .execute();
-      if (rows.length > 0) {
+      // Within the caps: count what this pass takes on top of what is in flight.
+      const taken: OutboxRow[] = [];
+      const byInstallation = new Map(this.perInstallation);
+      const byIntegration = new Map(this.perIntegration);
+      for (const row of candidates) {
+        if (taken.length >= room) break;
+        const integrationCap = probing.get(row.integration_name) ?? this.limits.integration;
+        if ((byInstallation.get(row.installation_id) ?? 0) >= this.limits.installation) continue;
+        if ((byIntegration.get(row.integration_name) ?? 0) >= integrationCap) continue;
+        byInstallation.set(row.installation_id, (byInstallation.get(row.installation_id) ?? 0) + 1);
+        byIntegration.set(row.integration_name, (byIntegration.get(row.integration_name) ?? 0) + 1);
+        taken.push(row);
+      }
+      if (taken.length > 0) {
         await trx
           .updateTable('outbox')
-          .set({ claimed_until: now + lease })
+          .set({ claimed_until: now + (this.options.leaseMs ?? 30_000) })
           .where(
             'id',
             'in',
-            rows.map((r) => r.id),
+            taken.map((r) => r.id),
           )
           .execute();
       }
-      return rows;
+      return taken;
     });
-    await Promise.all(claimed.map((row) => this.dispatchRow(row)));
-    return claimed.length;
+    for (const row of chosen) this.begin(row);
+    return chosen.length > 0 && chosen.length < room;
   }
 
-  private async dispatchRow(row: Selectable<Database['outbox']>) {
-    const settle = (outcome: string) =>
-      this.ctx.db
-        .updateTable('outbox')
-        .set({ dispatched_at: this.ctx.now(), outcome, claimed_until: null })
-        .where('id', '=', row.id)
-        .execute();
+  private begin(row: OutboxRow) {
+    const count = (map: Map<string, number>, key: string, by: number) => {
+      const n = (map.get(key) ?? 0) + by;
+      if (n <= 0) map.delete(key);
+      else map.set(key, n);
+    };
+    count(this.perInstallation, row.installation_id, 1);
+    count(this.perIntegration, row.integration_name, 1);
+    const dispatch = this.dispatchRow(row)
+      .catch((error) => this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed'))
+      .finally(() => {
+        this.inFlight.delete(dispatch);
+        count(this.perInstallation, row.installation_id, -1);
+        count(this.perIntegration, row.integration_name, -1);
+        this.loop.wake();
+      });
+    this.inFlight.add(dispatch);
+  }
+
+  private async dispatchRow(row: OutboxRow) {
+    const settle = (outcome: string, record?: Insertable<Database['dispatches']>) =>
+      this.ctx.db.transaction().execute(async (trx) => {
+        if (record) await trx.insertInto('dispatches').values(record).execute();
+        await trx
+          .updateTable('outbox')
+          .set({ dispatched_at: this.ctx.now(), outcome, claimed_until: null })
+          .where('id', '=', row.id)
+          .execute();
+      });
     const installation = await this.ctx.db
       .selectFrom('installations')
       .selectAll()
@@ -344,28 +482,90 @@ export class Dispatcher {
     const event = (setup
       ? { ...fields, eventId: `setup_${row.id}`, status: installation.status }
       : fields) as unknown as PlatformEvent;
+    const { response } = await this.call(installation, event);
+    const record = response.record;
     let failure: string;
-    try {
-      const response = await this.send(installation, event);
-      if (response.status >= 200 && response.status < 300) return settle('delivered');
-      const text = new TextDecoder().decode(response.body).slice(0, 500);
-      if (response.status === 404 && text.includes('event_not_handled')) return settle('not_handled');
-      if (response.status < 500 && response.status !== 429) return settle(`failed: ${response.status} ${text}`);
-      failure = `${response.status} ${text}`;
-    } catch (error) {
-      failure = (error as Error).message;
+    let waitUntil = 0;
+    if (response.answer !== undefined) {
+      this.breakers.succeeded(row.integration_name);
+      const answer = response.answer;
+      if (answer.status >= 200 && answer.status < 300) return settle('delivered', record);
+      const text = new TextDecoder().decode(answer.body).slice(0, 500);
+      if (answer.status === 404 && text.includes('event_not_handled')) return settle('not_handled', record);
+      if (answer.status < 500 && answer.status !== 429) return settle(`failed: ${answer.status} ${text}`, record);
+      failure = `${answer.status} ${text}`;
+    } else {
+      const error = response.error;
+      failure = error.message;
+      if (error instanceof HostError && WORKER_FAILURES.has(error.failure)) {
+        const opened = this.breakers.failed(row.integration_name);
+        if (opened) {
+          await this.backOff(row.integration_name, opened.until, opened.delayMs, opened.failures, failure);
+          waitUntil = opened.until;
+        }
+      }
     }
     const attempts = row.attempts + 1;
-    if (attempts >= (this.options.maxAttempts ?? 5)) return settle(`failed after ${attempts} attempts: ${failure}`);
-    await this.ctx.db
-      .updateTable('outbox')
-      .set({
-        attempts,
-        available_at: this.ctx.now() + 1000 * 2 ** (attempts - 1),
-        claimed_until: null,
-        outcome: `retrying: ${failure}`,
-      })
-      .where('id', '=', row.id)
-      .execute();
+    if (attempts >= (this.options.maxAttempts ?? 5)) {
+      return settle(`failed after ${attempts} attempts: ${failure}`, record);
+    }
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('dispatches').values(record).execute();
+      await trx
+        .updateTable('outbox')
+        .set({
+          attempts,
+          available_at: Math.max(waitUntil, this.ctx.now() + 1000 * 2 ** (attempts - 1)),
+          claimed_until: null,
+          outcome: `retrying: ${failure}`,
+        })
+        .where('id', '=', row.id)
+        .execute();
+    });
+  }
+
+  /**
+   * The circuit breaker opened for `integration`: every row owed to it waits until `until` (on
+   * every node, since the wait is written to the rows), and each installation that has rows
+   * waiting gets a line in its dispatch log saying why.
+   */
+  private async backOff(integration: string, until: number, delayMs: number, failures: number, cause: string) {
+    const now = this.ctx.now();
+    const reason = `waiting: the worker of ${integration} failed ${failures} times in a row (last: ${cause}); its events wait ${delayMs / 1000} s, until ${new Date(until).toISOString()} (circuit breaker)`;
+    this.options.logger?.warn({ integration, until, failures }, 'circuit breaker opened');
+    await this.ctx.db.transaction().execute(async (trx) => {
+      const waiting = await trx
+        .selectFrom('outbox')
+        .select('installation_id')
+        .distinct()
+        .where('integration_name', '=', integration)
+        .where('dispatched_at', 'is', null)
+        .execute();
+      for (let i = 0; i < waiting.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto('dispatches')
+          .values(
+            waiting.slice(i, i + INSERT_CHUNK).map(({ installation_id }) => ({
+              installation_id,
+              event_id: null,
+              event_type: 'circuit_breaker',
+              host: 'platform',
+              status: 0,
+              duration_ms: 0,
+              error: reason,
+              logs: '[]',
+              at: now,
+            })),
+          )
+          .execute();
+      }
+      await trx
+        .updateTable('outbox')
+        .set({ available_at: until, outcome: reason })
+        .where('integration_name', '=', integration)
+        .where('dispatched_at', 'is', null)
+        .where('available_at', '<', until)
+        .execute();
+    });
   }
 }

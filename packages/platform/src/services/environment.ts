@@ -1,13 +1,18 @@
 /**
  * The environment of an envelope (spec 2.6), built fresh for each dispatch from what is stored:
  * the installation's token, configuration, status and target, the integration's secrets
- * (decrypted only into this envelope) and the installation's own key.
+ * (decrypted only into this envelope) and the installation's own key. A space or site
+ * installation's environment also carries its organization installation (`installation`), so a
+ * handler reads the account-level configuration without a second call (DESIGN.md "Routing and
+ * selection").
  */
 import type { Manifest } from '@portico/manifest';
-import type { Environment } from '@portico/runtime';
+import type { Environment, OrganizationInstallationInfo } from '@portico/runtime';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
-import { currentToken } from './installations.js';
+import { currentToken, publicEndpointOf, selectionsOf } from './installations.js';
+
+type Row = Database['installations'];
 
 export interface StoredVersion {
   manifest: Manifest;
@@ -18,10 +23,10 @@ export interface StoredVersion {
 
 export async function buildEnvironment(
   ctx: ServiceContext,
-  installation: Database['installations'],
+  installation: Row,
   version: StoredVersion,
 ): Promise<Environment> {
-  const publicEndpoint = `${ctx.publicUrl}/v1/installations/${installation.id}/public`;
+  const publicEndpoint = publicEndpointOf(ctx, installation.id);
   const base = {
     apiEndpoint: ctx.apiUrl,
     apiTokens: { installation: await currentToken(ctx, installation.id) },
@@ -35,22 +40,34 @@ export async function buildEnvironment(
     organization: installation.organization_id,
     externalIds: [] as string[],
   };
-  switch (installation.target_type) {
-    case 'organization':
-      return { ...base, target: 'organization', space_selection: { mode: 'all', spaces: [] } };
-    case 'space':
-      return {
-        ...base,
-        target: 'space',
-        space: installation.target_id,
-        parentInstallationId: installation.parent_id ?? '',
-      };
-    case 'site':
-      return {
-        ...base,
-        target: 'site',
-        site: installation.target_id,
-        parentInstallationId: installation.parent_id ?? '',
-      };
+  if (installation.target_type === 'organization') {
+    const selections = await selectionsOf(ctx.db, installation);
+    if (selections === undefined) throw new Error(`the installation ${installation.id} has no selection`);
+    return { ...base, target: 'organization', ...selections };
   }
+  const parent = await organizationInstallation(ctx, installation);
+  return installation.target_type === 'space'
+    ? { ...base, target: 'space', space: installation.target_id, parentInstallationId: parent.id, installation: parent }
+    : { ...base, target: 'site', site: installation.target_id, parentInstallationId: parent.id, installation: parent };
+}
+
+/** The organization installation above a space or site installation, as its environment shows it. */
+async function organizationInstallation(ctx: ServiceContext, installation: Row): Promise<OrganizationInstallationInfo> {
+  const parent = await ctx.db
+    .selectFrom('installations')
+    .selectAll()
+    .where('id', '=', installation.parent_id ?? '')
+    .executeTakeFirst();
+  const selections = parent && (await selectionsOf(ctx.db, parent));
+  if (!parent || !selections) {
+    throw new Error(`the ${installation.target_type} installation ${installation.id} has no organization installation`);
+  }
+  return {
+    id: parent.id,
+    status: parent.status,
+    configuration: JSON.parse(parent.configuration),
+    ...selections,
+    externalIds: [],
+    urls: { publicEndpoint: publicEndpointOf(ctx, parent.id) },
+  };
 }

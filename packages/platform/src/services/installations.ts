@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Manifest } from '@portico/manifest';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import { requireMember } from './auth.js';
@@ -31,6 +31,14 @@ const SETUP_EVENT: Record<TargetType, string> = {
   site: 'site_installation_setup',
 };
 
+/** Spec 2.6's `space_selection` (and our `site_selection`): every place, or the ones listed. */
+export type SpaceSelection = { mode: 'all' } | { mode: 'selected'; spaces: string[] };
+export type SiteSelection = { mode: 'all' } | { mode: 'selected'; sites: string[] };
+export interface Selections {
+  space_selection: SpaceSelection;
+  site_selection: SiteSelection;
+}
+
 export interface InstallationView {
   id: string;
   integration: string;
@@ -40,10 +48,13 @@ export interface InstallationView {
   status: InstallationStatus;
   configuration: Configuration;
   urls: { publicEndpoint: string };
+  /** Organization installations only. */
+  space_selection?: SpaceSelection;
+  site_selection?: SiteSelection;
   createdAt: string;
 }
 
-export function view(ctx: ServiceContext, row: Row): InstallationView {
+export function view(ctx: ServiceContext, row: Row, selections?: Selections): InstallationView {
   return {
     id: row.id,
     integration: row.integration_name,
@@ -52,9 +63,42 @@ export function view(ctx: ServiceContext, row: Row): InstallationView {
     parentId: row.parent_id,
     status: row.status,
     configuration: JSON.parse(row.configuration),
-    urls: { publicEndpoint: `${ctx.publicUrl}/v1/installations/${row.id}/public` },
+    urls: { publicEndpoint: publicEndpointOf(ctx, row.id) },
+    ...selections,
     createdAt: new Date(row.created_at).toISOString(),
   };
+}
+
+/** The installation's public endpoint (spec 4.2). */
+export function publicEndpointOf(ctx: ServiceContext, id: string): string {
+  return `${ctx.publicUrl}/v1/installations/${id}/public`;
+}
+
+/** The selections of an organization installation (undefined for space and site installations). */
+export async function selectionsOf(db: Kysely<Database>, row: Row): Promise<Selections | undefined> {
+  if (row.target_type !== 'organization') return undefined;
+  const listed = (kind: 'space' | 'site') =>
+    row[`${kind}_selection`] === 'all'
+      ? Promise.resolve(undefined)
+      : db
+          .selectFrom('installations')
+          .select('target_id')
+          .where('parent_id', '=', row.id)
+          .where('target_type', '=', kind)
+          .where('uninstalled_at', 'is', null)
+          .orderBy('target_id')
+          .execute()
+          .then((rows) => rows.map((r) => r.target_id));
+  const [spaces, sites] = await Promise.all([listed('space'), listed('site')]);
+  return {
+    space_selection: spaces === undefined ? { mode: 'all' } : { mode: 'selected', spaces },
+    site_selection: sites === undefined ? { mode: 'all' } : { mode: 'selected', sites },
+  };
+}
+
+/** The view of an installation, with its selections when it is an organization installation. */
+export async function fullView(ctx: ServiceContext, row: Row): Promise<InstallationView> {
+  return view(ctx, row, await selectionsOf(ctx.db, row));
 }
 
 export async function installForOrganization(
@@ -115,31 +159,49 @@ export async function installInto(
     );
   }
   const { manifest } = await loadIntegration(ctx, parent.integration_name);
-  return create(ctx, principal, {
-    integration: parent.integration_name,
-    organizationId: parent.organization_id,
-    target,
-    parentId,
-    manifest,
-  });
+  const row = await ctx.db.transaction().execute((trx) =>
+    insertInstallation(ctx, trx, creatorOf(principal), {
+      integration: parent.integration_name,
+      organizationId: parent.organization_id,
+      target,
+      parentId,
+      manifest,
+    }),
+  );
+  ctx.wake();
+  return view(ctx, row);
 }
 
-async function create(
+export interface NewInstallation {
+  integration: string;
+  organizationId: string;
+  target: { type: TargetType; id: string };
+  parentId: string | null;
+  manifest: Manifest;
+}
+
+async function create(ctx: ServiceContext, principal: Principal, input: NewInstallation): Promise<InstallationView> {
+  const row = await ctx.db.transaction().execute((trx) => insertInstallation(ctx, trx, creatorOf(principal), input));
+  ctx.wake();
+  return fullView(ctx, row);
+}
+
+/**
+ * Installs inside `trx`: the row, its first status, its token and the setup event it owes.
+ * A second installation of the integration in the same place is a conflict.
+ */
+export async function insertInstallation(
   ctx: ServiceContext,
-  principal: Principal,
-  input: {
-    integration: string;
-    organizationId: string;
-    target: { type: TargetType; id: string };
-    parentId: string | null;
-    manifest: Manifest;
-  },
-): Promise<InstallationView> {
+  trx: Transaction<Database>,
+  createdBy: string,
+  input: NewInstallation,
+): Promise<Row> {
   const level = levelOf(input.target.type);
   const configuration = defaultConfiguration(input.manifest, level);
   const errors = validateConfiguration(input.manifest, level, configuration);
   const status: InstallationStatus = errors.length === 0 ? 'active' : 'pending';
   const now = ctx.now();
+  const organization = input.target.type === 'organization';
   const row: Row = {
     id: newId('inst'),
     integration_name: input.integration,
@@ -150,31 +212,36 @@ async function create(
     status,
     configuration: JSON.stringify(configuration),
     installation_key: ctx.box.seal(randomBytes(32).toString('base64url')),
-    created_by: principal.kind === 'user' ? principal.userId : 'operator',
+    space_selection: organization ? 'selected' : null,
+    site_selection: organization ? 'selected' : null,
+    created_by: createdBy,
     created_at: now,
     updated_at: now,
     uninstalled_at: null,
   };
-  await ctx.db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('installations')
-      .select('id')
-      .where('integration_name', '=', input.integration)
-      .where('target_type', '=', input.target.type)
-      .where('target_id', '=', input.target.id)
-      .where('uninstalled_at', 'is', null)
-      .executeTakeFirst();
-    if (existing)
-      throw conflict(
-        `${input.integration} is already installed in this ${input.target.type} (installation ${existing.id})`,
-      );
-    await trx.insertInto('installations').values(row).execute();
-    await recordStatus(trx, row.id, null, status, 'installed', now);
-    await mintToken(ctx, trx, row.id, input.manifest.scopes);
-    await owe(trx, row, 'installed', now);
-  });
-  ctx.wake();
-  return view(ctx, row);
+  const existing = await trx
+    .selectFrom('installations')
+    .select('id')
+    .where('integration_name', '=', input.integration)
+    .where('target_type', '=', input.target.type)
+    .where('target_id', '=', input.target.id)
+    .where('uninstalled_at', 'is', null)
+    .executeTakeFirst();
+  if (existing)
+    throw conflict(
+      `${input.integration} is already installed in this ${input.target.type} (installation ${existing.id})`,
+    );
+  await trx.insertInto('installations').values(row).execute();
+  await recordStatus(trx, row.id, null, status, 'installed', now);
+  await mintToken(ctx, trx, row.id, input.manifest.scopes);
+  await owe(trx, row, 'installed', now);
+  if (input.parentId !== null) await touch(trx, input.parentId, now);
+  return row;
+}
+
+/** Marks an installation changed (its selection is derived from the installations below it). */
+async function touch(trx: Transaction<Database>, id: string, at: number) {
+  await trx.updateTable('installations').set({ updated_at: at }).where('id', '=', id).execute();
 }
 
 /** Records a status change with its time and cause. */
@@ -203,7 +270,14 @@ async function owe(trx: Transaction<Database>, row: Row, cause: string, at: numb
   };
   await trx
     .insertInto('outbox')
-    .values({ installation_id: row.id, event: JSON.stringify(event), created_at: at, dispatched_at: null })
+    .values({
+      installation_id: row.id,
+      integration_name: row.integration_name,
+      event_type: event.type,
+      event: JSON.stringify(event),
+      created_at: at,
+      dispatched_at: null,
+    })
     .execute();
 }
 
@@ -262,7 +336,7 @@ export async function getInstallation(
   principal: Principal,
   id: string,
 ): Promise<InstallationView> {
-  return view(ctx, await authorizedInstallation(ctx, principal, id));
+  return fullView(ctx, await authorizedInstallation(ctx, principal, id));
 }
 
 export interface ConfigurationResult {
@@ -320,64 +394,76 @@ export async function setPaused(
 ): Promise<InstallationView> {
   const current = await authorizedInstallation(ctx, principal, id, 'admin');
   const { manifest } = await loadIntegration(ctx, current.integration_name);
-  return ctx.db.transaction().execute(async (trx) => {
-    const row = await trx
+  return ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const row = await trx
+        .selectFrom('installations')
+        .selectAll()
+        .where('id', '=', id)
+        .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
+        .executeTakeFirstOrThrow();
+      let status: InstallationStatus;
+      if (paused) status = 'paused';
+      else if (row.status !== 'paused') status = row.status;
+      else {
+        const errors = validateConfiguration(manifest, levelOf(row.target_type), JSON.parse(row.configuration));
+        status = errors.length === 0 ? 'active' : 'pending';
+      }
+      if (status !== row.status) {
+        const now = ctx.now();
+        await trx.updateTable('installations').set({ status, updated_at: now }).where('id', '=', id).execute();
+        await recordStatus(
+          trx,
+          id,
+          row.status,
+          status,
+          paused ? `paused by ${who(principal)}` : `resumed by ${who(principal)}`,
+          now,
+        );
+      }
+      return { ...row, status };
+    })
+    .then((row) => fullView(ctx, row));
+}
+
+/**
+ * Removes an installation (and those below it); their tokens stop working at once. Removing a
+ * space or site installation takes its place out of the selection: an organization installation
+ * that had `all` of them now has the ones that remain `selected`.
+ */
+export async function uninstall(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
+  const row = await authorizedInstallation(ctx, principal, id, 'admin');
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.now();
+    const below = await trx
       .selectFrom('installations')
-      .selectAll()
-      .where('id', '=', id)
-      .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
-      .executeTakeFirstOrThrow();
-    let status: InstallationStatus;
-    if (paused) status = 'paused';
-    else if (row.status !== 'paused') status = row.status;
-    else {
-      const errors = validateConfiguration(manifest, levelOf(row.target_type), JSON.parse(row.configuration));
-      status = errors.length === 0 ? 'active' : 'pending';
+      .select('id')
+      .where('parent_id', '=', id)
+      .where('uninstalled_at', 'is', null)
+      .execute();
+    await removeInstallations(trx, [id, ...below.map((r) => r.id)], now);
+    if (row.parent_id !== null && row.target_type !== 'organization') {
+      await trx
+        .updateTable('installations')
+        .set(row.target_type === 'space' ? { space_selection: 'selected' } : { site_selection: 'selected' })
+        .set({ updated_at: now })
+        .where('id', '=', row.parent_id)
+        .execute();
     }
-    if (status !== row.status) {
-      const now = ctx.now();
-      await trx.updateTable('installations').set({ status, updated_at: now }).where('id', '=', id).execute();
-      await recordStatus(
-        trx,
-        id,
-        row.status,
-        status,
-        paused ? `paused by ${who(principal)}` : `resumed by ${who(principal)}`,
-        now,
-      );
-    }
-    return view(ctx, { ...row, status });
   });
 }
 
-/** Removes an installation (and those below it); their tokens stop working at once. */
-export async function uninstall(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
-  await authorizedInstallation(ctx, principal, id, 'admin');
-  await ctx.db.transaction().execute(async (trx) => {
-    const now = ctx.now();
-    const ids = [
-      id,
-      ...(
-        await trx
-          .selectFrom('installations')
-          .select('id')
-          .where('parent_id', '=', id)
-          .where('uninstalled_at', 'is', null)
-          .execute()
-      ).map((r) => r.id),
-    ];
-    await trx
-      .updateTable('installations')
-      .set({ uninstalled_at: now, updated_at: now })
-      .where('id', 'in', ids)
-      .execute();
-    await trx
-      .updateTable('installation_tokens')
-      .set({ revoked_at: now })
-      .where('installation_id', 'in', ids)
-      .where('revoked_at', 'is', null)
-      .execute();
-  });
+/** Marks installations removed and revokes their tokens, inside `trx`. */
+export async function removeInstallations(trx: Transaction<Database>, ids: string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('installations').set({ uninstalled_at: now, updated_at: now }).where('id', 'in', ids).execute();
+  await trx
+    .updateTable('installation_tokens')
+    .set({ revoked_at: now })
+    .where('installation_id', 'in', ids)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Revokes the installation's token and mints a new one (the integration gets it in its next envelope). */
@@ -417,6 +503,11 @@ export async function statusHistory(ctx: ServiceContext, principal: Principal, i
     .orderBy('id')
     .execute();
   return rows.map((r) => ({ from: r.from_status, to: r.to_status, cause: r.cause, at: new Date(r.at).toISOString() }));
+}
+
+/** How `created_by` names who installed: the user, or `operator`. */
+export function creatorOf(principal: Principal): string {
+  return principal.kind === 'user' ? principal.userId : 'operator';
 }
 
 function who(principal: Principal): string {

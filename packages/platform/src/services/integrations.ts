@@ -1,7 +1,9 @@
 /** Publishing integrations and reading them back (without their secrets). */
 import { randomBytes } from 'node:crypto';
 import { type Manifest, parseManifest, resolveSecrets } from '@portico/manifest';
+import type { Kysely } from 'kysely';
 import { badRequest, forbidden, notFound } from '../errors.js';
+import type { Database } from '../storage/schema.js';
 import { requireMember, roleIn } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
 import { findOrganization } from './directory.js';
@@ -126,9 +128,9 @@ function describe(
 const manifestCaches = new WeakMap<ServiceContext['db'], Map<string, Manifest>>();
 const MAX_CACHED_MANIFESTS = 1000;
 
-/** The integration and its latest version, as stored. */
-export async function loadIntegration(ctx: ServiceContext, name: string) {
-  const row = await ctx.db.selectFrom('integrations').selectAll().where('name', '=', name).executeTakeFirst();
+/** The integration and its latest version, as stored (read through `db`: pass the transaction when inside one). */
+export async function loadIntegration(ctx: ServiceContext, name: string, db: Kysely<Database> = ctx.db) {
+  const row = await db.selectFrom('integrations').selectAll().where('name', '=', name).executeTakeFirst();
   if (!row) throw notFound(`the integration ${name}`);
   const key = `${name}@${row.latest_version}`;
   let manifests = manifestCaches.get(ctx.db);
@@ -138,7 +140,7 @@ export async function loadIntegration(ctx: ServiceContext, name: string) {
   }
   let manifest = manifests.get(key);
   if (manifest === undefined) {
-    const version = await ctx.db
+    const version = await db
       .selectFrom('integration_versions')
       .select('manifest')
       .where('integration_name', '=', name)

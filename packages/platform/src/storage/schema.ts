@@ -11,6 +11,9 @@
  * - installation: an integration installed into an organization (target `organization`) or,
  *   below that org-level installation (its parent), into a space or a site. It has a
  *   configuration, a status (`pending`, `active`, `paused`) and every status change recorded.
+ * - selection: which spaces (sites) an organization installation is installed into: `all` (every
+ *   one of the organization, also those created later) or `selected` (the ones named). Each
+ *   selected place has its own space (site) installation, which receives that place's events.
  * - installation token: the API token of one installation (`environment.apiTokens.installation`),
  *   scoped to it and to its integration's manifest scopes; stored hashed for lookup and
  *   encrypted for the envelopes that carry it.
@@ -23,6 +26,10 @@
  * - egress: an outbound request made by integration code through the platform.
  * - delivery: a webhook POST owed to a URL (the exact body, the event it carries), worked by the
  *   delivery engine until it is `delivered` or `failed`; each try is an attempt, logged.
+ * - endpoint: one installation's URL that deliveries go to, with its health (consecutive failures,
+ *   last success); one that failed every attempt for long enough is disabled until re-enabled.
+ * - destination: the scheme, host and port of an endpoint: the unit that caps attempts under way,
+ *   so one slow receiver cannot take the delivery engine.
  * - signing secret: the installation's HMAC key for `X-Platform-Signature`; after a rotation the
  *   old one keeps signing for 24 h.
  *
@@ -33,6 +40,7 @@ import type { Generated } from 'kysely';
 export type InstallationStatus = 'pending' | 'active' | 'paused';
 export type TargetType = 'organization' | 'space' | 'site';
 export type Role = 'admin' | 'member';
+export type Selection = 'all' | 'selected';
 
 export interface Database {
   organizations: { id: string; title: string; subdomain: string | null; created_at: number };
@@ -62,6 +70,8 @@ export interface Database {
     created_at: number;
     /** Set for a remote integration: the URL the platform POSTs envelopes to (script is then empty). */
     endpoint: string | null;
+    /** JSON of what the version handles (its `GET /v1` answer), once learned; routing reads it. */
+    descriptor: string | null;
   };
   installations: {
     id: string;
@@ -73,6 +83,9 @@ export interface Database {
     status: InstallationStatus;
     configuration: string;
     installation_key: string;
+    /** Organization installations only: `all` or `selected` (null for space and site installations). */
+    space_selection: Selection | null;
+    site_selection: Selection | null;
     created_by: string;
     created_at: number;
     updated_at: number;
@@ -97,8 +110,11 @@ export interface Database {
   outbox: {
     id: Generated<number>;
     installation_id: string;
+    /** The installation's integration (dispatches in flight are capped per integration). */
+    integration_name: string;
     /** The platform event this row dispatches (null for setup events). */
     event_id: string | null;
+    event_type: string;
     event: string;
     created_at: number;
     attempts: Generated<number>;
@@ -137,6 +153,25 @@ export interface Database {
     claimed_until: number | null;
     last_error: string | null;
     redelivery_of: string | null;
+    endpoint_id: string | null;
+    /** `scheme://host:port` of the URL: attempts under way are capped per destination. */
+    destination: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  endpoints: {
+    id: string;
+    installation_id: string;
+    url: string;
+    destination: string;
+    consecutive_failures: number;
+    /** The first failure after the last success (every attempt since failed); null while healthy. */
+    failing_since: number | null;
+    last_success_at: number | null;
+    last_failure_at: number | null;
+    last_error: string | null;
+    disabled_at: number | null;
+    disabled_reason: string | null;
     created_at: number;
     updated_at: number;
   };

@@ -13,7 +13,8 @@ export const environment: OrganizationInstallationEnvironment = {
   installationKey: 'installation-key-for-tests',
   organization: 'acme',
   target: 'organization',
-  space_selection: { mode: 'all', spaces: [] },
+  space_selection: { mode: 'all' },
+  site_selection: { mode: 'all' },
   externalIds: [],
 };
 
