@@ -42,7 +42,11 @@ describe('createTestPlatform', () => {
     expect(seen[1]).toMatchObject({
       space: 'space_test',
       parentInstallationId: 'inst_parent',
-      installation: { id: 'inst_parent', configuration: {}, space_selection: { mode: 'selected', spaces: ['space_test'] } },
+      installation: {
+        id: 'inst_parent',
+        configuration: {},
+        space_selection: { mode: 'selected', spaces: ['space_test'] },
+      },
     });
     expect(seen[2]).toMatchObject({ site: 'site_test' });
   });

@@ -4,7 +4,11 @@ import { CircuitBreakers } from './circuit-breaker.js';
 describe('circuit breakers', () => {
   function breakers() {
     let now = 0;
-    const clock = { advance: (ms: number) => void (now += ms) };
+    const clock = {
+      advance: (ms: number) => {
+        now += ms;
+      },
+    };
     return { clock, b: new CircuitBreakers({ threshold: 3, baseDelayMs: 1000, maxDelayMs: 4000, now: () => now }) };
   }
 
