@@ -43,6 +43,8 @@ ALTER TABLE deliveries ADD COLUMN destination TEXT;
 -- Deliveries under way (in flight, or waiting for a retry) per destination and installation.
 CREATE INDEX deliveries_under_way ON deliveries (destination, installation_id)
   WHERE status = 'pending' AND (attempts > 0 OR claimed_until IS NOT NULL);
+-- Retries, in the order they come due (the engine sleeps until the next one).
+CREATE INDEX deliveries_retries ON deliveries (next_attempt_at) WHERE status = 'pending' AND attempts > 0;
 -- First attempts not yet claimed, in the order they became due.
 CREATE INDEX deliveries_waiting ON deliveries (next_attempt_at)
   WHERE status = 'pending' AND attempts = 0 AND claimed_until IS NULL;

@@ -3,9 +3,10 @@
 import type { Selectable } from 'kysely';
 import { badRequest, notFound } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
-import { getInstallation } from '../services/installations.js';
+import { authorizedInstallation } from '../services/installations.js';
 import { newId } from '../services/tokens.js';
 import type { Database } from '../storage/schema.js';
+import { endpointDisabled, endpointFor } from './endpoints.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -24,6 +25,8 @@ export interface DeliveryView {
   nextAttemptAt: string | null;
   lastError: string | null;
   redeliveryOf: string | null;
+  /** The endpoint (installation and URL) it goes to: its health is at GET /v1/installations/{id}/endpoints. */
+  endpointId: string | null;
   attempts: {
     number: number;
     at: string;
@@ -41,14 +44,17 @@ export async function requestDelivery(
   installationId: string,
   input: DeliveryRequest,
 ) {
-  await getInstallation(ctx, principal, installationId);
+  await authorizedInstallation(ctx, principal, installationId);
   try {
     const url = new URL(input.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
   } catch {
     throw badRequest('invalid_url', `"${input.url}" is not an http(s) URL`);
   }
+  const endpoint = await endpointFor(ctx, installationId, input.url);
   const now = ctx.now();
+  // A disabled endpoint's deliveries are recorded failed with the reason, to redeliver once it is enabled.
+  const disabled = endpoint.disabled_at !== null;
   const row = {
     id: newId('dlv'),
     installation_id: installationId,
@@ -56,12 +62,14 @@ export async function requestDelivery(
     type: input.type,
     url: input.url,
     body: JSON.stringify(input.payload),
-    status: 'pending' as const,
+    status: disabled ? ('failed' as const) : ('pending' as const),
     attempts: 0,
-    next_attempt_at: now,
+    next_attempt_at: disabled ? null : now,
     claimed_until: null,
-    last_error: null,
+    last_error: disabled ? endpoint.disabled_reason : null,
     redelivery_of: null,
+    endpoint_id: endpoint.id,
+    destination: endpoint.destination,
     created_at: now,
     updated_at: now,
   };
@@ -81,17 +89,21 @@ export async function requestDelivery(
     .where('url', '=', input.url)
     .where('redelivery_of', 'is', null)
     .executeTakeFirstOrThrow();
-  if (stored.id === row.id) ctx.wakeDeliveries();
+  if (stored.id === row.id && !disabled) ctx.wakeDeliveries();
   return { id: stored.id, status: stored.status };
 }
 
 export async function redeliver(ctx: ServiceContext, principal: Principal, deliveryId: string) {
   const original = await ctx.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
   if (!original) throw notFound(`the delivery ${deliveryId}`);
-  await getInstallation(ctx, principal, original.installation_id);
+  await authorizedInstallation(ctx, principal, original.installation_id);
+  const endpoint = await endpointFor(ctx, original.installation_id, original.url);
+  if (endpoint.disabled_at !== null) throw endpointDisabled(original.installation_id, endpoint);
   const now = ctx.now();
   const row = {
     ...original,
+    endpoint_id: endpoint.id,
+    destination: endpoint.destination,
     id: newId('dlv'),
     status: 'pending' as const,
     attempts: 0,
@@ -118,7 +130,7 @@ export async function listDeliveries(
     cursor?: string | undefined;
   },
 ): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
-  await getInstallation(ctx, principal, installationId);
+  await authorizedInstallation(ctx, principal, installationId);
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
   let after: { createdAt: number; id: string } | undefined;
   if (filter.cursor) {
@@ -183,6 +195,7 @@ function view(row: Database['deliveries'], attempts: Selectable<Database['delive
       row.status === 'pending' && row.next_attempt_at !== null ? new Date(row.next_attempt_at).toISOString() : null,
     lastError: row.last_error,
     redeliveryOf: row.redelivery_of,
+    endpointId: row.endpoint_id,
     attempts: attempts.map((a) => ({
       number: a.number,
       at: new Date(a.at).toISOString(),

@@ -6,13 +6,21 @@
  * retry policy of `@portico/webhooks`: the first attempt, then retries after 1, 2 and 4 s
  * (+0–10 %), then `failed`. The scheduler sleeps until the next delivery is due, so retries
  * start inside their windows.
+ *
+ * Isolation (DESIGN.md): a delivery is admitted to its first attempt only while its destination
+ * (scheme, host, port) and its installation have fewer than their cap of deliveries under way (in
+ * flight, or waiting for a retry), taking installations in turn; once admitted, its retries
+ * never wait for a slot, so a slow or hanging receiver holds at most its share of the engine and
+ * the retry windows stay exact. Every attempt updates its endpoint's health; an endpoint that
+ * failed every attempt for long enough is disabled (endpoints.ts).
  */
 import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServiceContext } from '../services/context.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import type { Database } from '../storage/schema.js';
+import { endpointFor, recordAttempt } from './endpoints.js';
 import { postWebhook } from './post-webhook.js';
 import { validSecrets } from './signing-secrets.js';
 
@@ -28,6 +36,12 @@ export interface DeliveryEngineOptions {
   leaseMs?: number;
   /** Attempts in flight at once on this node (default 64). */
   concurrency?: number;
+  /** Deliveries under way (in flight or waiting for a retry) per destination (default 16). */
+  perDestination?: number;
+  /** Deliveries under way per installation (default 16). */
+  perInstallation?: number;
+  /** An endpoint that failed every attempt for this long is disabled (default 5 days). */
+  disableAfterMs?: number;
   /** Longest sleep between looks, for other nodes' work and expired leases (default 1 s). */
   pollMs?: number;
   random?: () => number;
@@ -42,6 +56,9 @@ export class DeliveryEngine {
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly perDestination: number;
+  private readonly perInstallation: number;
+  private readonly disableAfterMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loop: WakeLoop;
 
@@ -51,6 +68,9 @@ export class DeliveryEngine {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? this.timeoutMs + 20_000;
     this.concurrency = options.concurrency ?? 64;
+    this.perDestination = options.perDestination ?? 16;
+    this.perInstallation = options.perInstallation ?? 16;
+    this.disableAfterMs = options.disableAfterMs ?? 5 * 24 * 60 * 60 * 1000;
     this.loop = new WakeLoop(
       async () => {
         // Claim until this node is full or nothing more is due.
@@ -64,6 +84,24 @@ export class DeliveryEngine {
   start(): void {
     this.ctx.wakeDeliveries = () => this.loop.wake();
     this.loop.start();
+  }
+
+  /** Gives deliveries from before migration 004 their endpoint and destination (parsed from the URL). */
+  async adoptOlderDeliveries(): Promise<number> {
+    const rows = await this.ctx.db
+      .selectFrom('deliveries')
+      .select(['id', 'installation_id', 'url'])
+      .where('destination', 'is', null)
+      .execute();
+    for (const row of rows) {
+      const endpoint = await endpointFor(this.ctx, row.installation_id, row.url).catch(() => undefined);
+      await this.ctx.db
+        .updateTable('deliveries')
+        .set({ endpoint_id: endpoint?.id ?? null, destination: endpoint?.destination ?? 'invalid:' })
+        .where('id', '=', row.id)
+        .execute();
+    }
+    return rows.length;
   }
 
   /** Stops claiming, lets the attempts in flight finish (each ends by its timeout), and returns. */
@@ -86,23 +124,30 @@ export class DeliveryEngine {
     return started.length;
   }
 
-  /** Claims due deliveries and starts their attempts; answers whether it filled every free slot. */
+  /**
+   * Claims due deliveries and starts their attempts: first the retries that are due (admitted
+   * already: they never wait for a destination slot), then first attempts within the caps.
+   * Answers whether it started any while slots remain (the caller claims again until not).
+   */
   private async claimAndStart(): Promise<boolean> {
     const room = this.concurrency - this.inFlight.size;
     if (room <= 0) return false;
     const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
     const claimed = await this.ctx.db.transaction().execute(async (trx) => {
-      const rows = await trx
+      const retries = await trx
         .selectFrom('deliveries')
         .selectAll()
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+        .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
         .orderBy('next_attempt_at')
         .limit(room)
         .$if(postgres, (qb) => qb.forUpdate().skipLocked())
         .execute();
+      const firsts = retries.length < room ? await this.admit(trx, room - retries.length, now) : [];
+      const rows = [...retries, ...firsts];
       if (rows.length > 0) {
         await trx
           .updateTable('deliveries')
@@ -125,21 +170,89 @@ export class DeliveryEngine {
         });
       this.inFlight.add(attempt);
     }
-    return claimed.length === room;
+    return claimed.length > 0 && this.inFlight.size < this.concurrency;
   }
 
-  /** How long to sleep: until the next delivery is due, at most `pollMs` (for other nodes' work). */
+  /**
+   * Due first attempts for up to `room` slots, within the caps of deliveries under way per
+   * destination and per installation (counted in the database, so every node's share counts),
+   * one installation after another so none crowds out the rest.
+   */
+  private async admit(trx: Transaction<Database>, room: number, now: number): Promise<Delivery[]> {
+    const underWay = await trx
+      .selectFrom('deliveries')
+      .select(['destination', 'installation_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
+      .groupBy(['destination', 'installation_id'])
+      .execute();
+    const byDestination = new Map<string, number>();
+    const byInstallation = new Map<string, number>();
+    for (const { destination, installation_id, n } of underWay) {
+      const key = destination ?? '';
+      byDestination.set(key, (byDestination.get(key) ?? 0) + Number(n));
+      byInstallation.set(installation_id, (byInstallation.get(installation_id) ?? 0) + Number(n));
+    }
+    const fullDestinations = [...byDestination].filter(([, n]) => n >= this.perDestination).map(([d]) => d);
+    const fullInstallations = [...byInstallation].filter(([, n]) => n >= this.perInstallation).map(([i]) => i);
+    const candidates = await trx
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('attempts', '=', 0)
+      .where('claimed_until', 'is', null)
+      .where('next_attempt_at', '<=', now)
+      .$if(fullDestinations.length > 0, (qb) => qb.where('destination', 'not in', fullDestinations))
+      .$if(fullInstallations.length > 0, (qb) => qb.where('installation_id', 'not in', fullInstallations))
+      .orderBy('next_attempt_at')
+      .limit(room * 4)
+      .$if(this.ctx.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
+      .execute();
+    // Installations in turn, each in the order its deliveries became due.
+    const queues = new Map<string, Delivery[]>();
+    for (const row of candidates) {
+      const queue = queues.get(row.installation_id) ?? [];
+      queue.push(row);
+      queues.set(row.installation_id, queue);
+    }
+    const chosen: Delivery[] = [];
+    while (chosen.length < room && queues.size > 0) {
+      for (const [installation, queue] of queues) {
+        const row = queue.shift();
+        if (queue.length === 0) queues.delete(installation);
+        if (row === undefined || chosen.length >= room) continue;
+        const destination = row.destination ?? '';
+        if ((byInstallation.get(installation) ?? 0) >= this.perInstallation) {
+          queues.delete(installation);
+          continue;
+        }
+        if ((byDestination.get(destination) ?? 0) >= this.perDestination) continue;
+        byDestination.set(destination, (byDestination.get(destination) ?? 0) + 1);
+        byInstallation.set(installation, (byInstallation.get(installation) ?? 0) + 1);
+        chosen.push(row);
+      }
+    }
+    return chosen;
+  }
+
+  /**
+   * How long to sleep: until the next retry is due, at most `pollMs` (for other nodes' work and
+   * expired leases). First attempts held back by a cap need no timer: an attempt finishing wakes
+   * the engine.
+   */
   private async untilNextDue(): Promise<number> {
+    const poll = this.options.pollMs ?? 1000;
+    if (this.inFlight.size >= this.concurrency) return poll;
     const now = this.now();
     const next = await this.ctx.db
       .selectFrom('deliveries')
       .select((eb) => eb.fn.min('next_attempt_at').as('due'))
       .where('status', '=', 'pending')
+      .where('attempts', '>', 0)
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
       .executeTakeFirst();
     const due = next?.due === null || next?.due === undefined ? undefined : Number(next.due);
-    const poll = this.options.pollMs ?? 1000;
-    return due === undefined ? poll : Math.min(Math.max(due - now, 0), poll);
+    return due === undefined ? poll : Math.min(Math.max(due - now, 5), poll);
   }
 
   private async attempt(row: Delivery): Promise<void> {
@@ -178,10 +291,29 @@ export class DeliveryEngine {
           status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
     }
     const finished = this.now();
-    const retry = outcome === 'retry' && number < MAX_ATTEMPTS;
-    const next = retry ? finished + retryDelay(number, this.options.random) : null;
-    const final = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
     await this.ctx.db.transaction().execute(async (trx) => {
+      const health =
+        row.endpoint_id === null
+          ? { disabledReason: undefined, disabledNow: false }
+          : await recordAttempt(
+              trx,
+              row.endpoint_id,
+              outcome === 'delivered'
+                ? { ok: true, at: finished }
+                : { ok: false, at: finished, error: error ?? 'failed' },
+              this.disableAfterMs,
+            );
+      if (health.disabledNow)
+        this.options.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
+      const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
+      const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
+      const next = retry ? finished + retryDelay(number, this.options.random) : null;
+      const final = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
+      const lastError = stopped
+        ? (health.disabledReason as string)
+        : final === 'failed' && outcome === 'retry'
+          ? `gave up after ${number} attempts: ${error}`
+          : error;
       await trx
         .insertInto('delivery_attempts')
         .values({
@@ -201,7 +333,7 @@ export class DeliveryEngine {
           status: final,
           next_attempt_at: next,
           claimed_until: null,
-          last_error: final === 'failed' && outcome === 'retry' ? `gave up after ${number} attempts: ${error}` : error,
+          last_error: lastError,
           updated_at: finished,
         })
         .where('id', '=', row.id)

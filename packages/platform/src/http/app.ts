@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
+import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
 import { ApiError } from '../errors.js';
 import { authenticate, requireAdmin } from '../services/auth.js';
@@ -17,6 +18,7 @@ import { createOrganization, createPlace, createUser, setMembership } from '../s
 import type { Dispatcher } from '../services/dispatcher.js';
 import { ingestEvent } from '../services/events.js';
 import {
+  authorizedInstallation,
   getInstallation,
   installForOrganization,
   installInto,
@@ -298,9 +300,13 @@ export function createApp(options: AppOptions) {
       tags: tags.installations,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(S.Installation), ...errorResponses },
+      responses: { 200: jsonAnswer(S.InstallationWithAlerts), ...errorResponses },
     }),
-    async (c) => c.json(await getInstallation(ctx, await principal(c), c.req.valid('param').id), 200),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const installation = await getInstallation(ctx, await principal(c), id);
+      return c.json({ ...installation, alerts: await endpointAlerts(ctx.db, id) }, 200);
+    },
   );
 
   app.openapi(
@@ -440,7 +446,7 @@ export function createApp(options: AppOptions) {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await getInstallation(ctx, await principal(c), id);
+      await authorizedInstallation(ctx, await principal(c), id);
       const rows = await ctx.db
         .selectFrom('dispatches')
         .selectAll()
@@ -507,6 +513,37 @@ export function createApp(options: AppOptions) {
 
   app.openapi(
     createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}/endpoints',
+      summary:
+        'The URLs this installation delivers to, with their health (failures in a row, last success) and whether they are disabled',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: jsonAnswer(z.array(S.Endpoint)), ...errorResponses },
+    }),
+    async (c) => c.json(await listEndpoints(ctx, await principal(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/endpoints/{endpointId}/enable',
+      summary:
+        'Enable a disabled endpoint: new deliveries go to it again (redeliver what failed while it was disabled)',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string(), endpointId: z.string() }) },
+      responses: { 200: jsonAnswer(S.Endpoint), ...errorResponses },
+    }),
+    async (c) => {
+      const { id, endpointId } = c.req.valid('param');
+      return c.json(await enableEndpoint(ctx, await principal(c), id, endpointId), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
       method: 'post',
       path: '/v1/deliveries/{id}/redeliver',
       summary: 'Deliver again: a new delivery with the same body and eventId',
@@ -530,7 +567,7 @@ export function createApp(options: AppOptions) {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await getInstallation(ctx, await principal(c), id);
+      await authorizedInstallation(ctx, await principal(c), id);
       return c.json({ secret: (await validSecrets(ctx, id))[0] as string }, 200);
     },
   );
@@ -547,7 +584,7 @@ export function createApp(options: AppOptions) {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await getInstallation(ctx, await principal(c), id);
+      await authorizedInstallation(ctx, await principal(c), id);
       return c.json({ secret: await rotateSecret(ctx, id) }, 200);
     },
   );

@@ -99,6 +99,36 @@ export const Installation = z
   })
   .openapi('Installation');
 
+export const Alert = z
+  .object({
+    code: z.literal('endpoint_disabled'),
+    endpointId: z.string(),
+    url: z.string(),
+    since: z.string(),
+    message: z.string(),
+  })
+  .openapi('Alert', {
+    description: 'Something about the installation that needs a person: what, since when, how to fix it',
+  });
+
+export const InstallationWithAlerts = Installation.extend({ alerts: z.array(Alert) }).openapi('InstallationWithAlerts');
+
+export const Endpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    destination: z.string().openapi({ description: 'scheme://host:port' }),
+    state: z.enum(['healthy', 'failing', 'disabled']),
+    consecutiveFailures: z.number(),
+    failingSince: z.string().nullable(),
+    lastSuccessAt: z.string().nullable(),
+    lastFailureAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    disabledAt: z.string().nullable(),
+    disabledReason: z.string().nullable(),
+  })
+  .openapi('Endpoint');
+
 export const SelectionPatch = z
   .strictObject({
     space_selection: z
@@ -232,6 +262,7 @@ export const Delivery = z
     nextAttemptAt: z.string().nullable(),
     lastError: z.string().nullable(),
     redeliveryOf: z.string().nullable(),
+    endpointId: z.string().nullable(),
     attempts: z.array(
       z.object({
         number: z.number(),

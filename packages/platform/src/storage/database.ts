@@ -25,6 +25,11 @@ export interface DatabaseLocation {
   url?: string | undefined;
   /** The SQLite file (used when `url` is undefined). */
   sqliteFile: string;
+  /**
+   * PostgreSQL: told when an idle pooled connection fails (the server restarted, or ended it);
+   * the pool replaces it. Without a listener such an error would end the process.
+   */
+  onIdleConnectionError?: (error: Error) => void;
 }
 
 const MAX_CACHED_STATEMENTS = 500;
@@ -34,7 +39,7 @@ export function isPostgresUrl(url: string | undefined): url is string {
 }
 
 export function openDatabase(location: DatabaseLocation): OpenDatabase {
-  if (isPostgresUrl(location.url)) return openPostgres(location.url);
+  if (isPostgresUrl(location.url)) return openPostgres(location.url, location.onIdleConnectionError);
   return openSqlite(location.sqliteFile);
 }
 
@@ -70,7 +75,7 @@ function openSqlite(file: string): OpenDatabase {
   };
 }
 
-function openPostgres(url: string): OpenDatabase {
+function openPostgres(url: string, onIdleConnectionError: (error: Error) => void = () => {}): OpenDatabase {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -80,6 +85,7 @@ function openPostgres(url: string): OpenDatabase {
         oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
     },
   });
+  pool.on('error', onIdleConnectionError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

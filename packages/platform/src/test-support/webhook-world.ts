@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Tuning } from '../config.js';
 import { type RunningPlatform, type StartOptions, startPlatform } from '../server.js';
 import { currentToken } from '../services/installations.js';
 import { client } from './api.js';
@@ -80,11 +81,14 @@ export interface WebhookWorld {
 
 export async function startWebhookWorld(
   backend: Backend,
-  options: StartOptions & { allowPrivateNetwork?: boolean } = {},
+  options: StartOptions & { allowPrivateNetwork?: boolean; tuning?: Partial<Tuning> } = {},
 ): Promise<WebhookWorld> {
   const { config, cleanup } = await backend.fresh();
-  const { allowPrivateNetwork = true, ...start } = options;
-  const platform = await startPlatform({ ...config, allowPrivateNetwork }, { deliveryTimeoutMs: 1000, ...start });
+  const { allowPrivateNetwork = true, tuning, ...start } = options;
+  const platform = await startPlatform(
+    { ...config, allowPrivateNetwork, tuning },
+    { deliveryTimeoutMs: 1000, ...start },
+  );
   const admin = client(platform.url, platform.adminToken);
   await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
   await admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });

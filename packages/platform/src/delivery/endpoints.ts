@@ -1,0 +1,218 @@
+/**
+ * Delivery endpoints: one installation's URL that deliveries go to, and its health (DESIGN.md
+ * "Isolation"). Every attempt updates it in the same transaction as the attempt itself: a success
+ * clears the failures, a failure counts them and remembers when the failing began. An endpoint
+ * whose every attempt failed for `disableAfterMs` is disabled with the reason: what it was owed
+ * ends `failed` with that reason (it can be redelivered once the endpoint is enabled again), and
+ * what is asked for it afterwards is recorded as `failed` at once, never dropped silently.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import { ApiError, notFound } from '../errors.js';
+import type { Principal, ServiceContext } from '../services/context.js';
+import { authorizedInstallation } from '../services/installations.js';
+import { newId } from '../services/tokens.js';
+import type { Database } from '../storage/schema.js';
+
+type Row = Database['endpoints'];
+
+export interface EndpointView {
+  id: string;
+  url: string;
+  destination: string;
+  /** `healthy` (the last attempt succeeded, or none was made), `failing`, or `disabled`. */
+  state: 'healthy' | 'failing' | 'disabled';
+  consecutiveFailures: number;
+  failingSince: string | null;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  lastError: string | null;
+  disabledAt: string | null;
+  disabledReason: string | null;
+}
+
+/** `scheme://host:port` of a URL: the unit that attempts under way are capped by. */
+export function destinationOf(url: string): string {
+  const parsed = new URL(url);
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : parsed.protocol === 'http:' ? '80' : '');
+  return `${parsed.protocol}//${parsed.hostname}:${port}`;
+}
+
+/** The endpoint of `url` for the installation, created on first use. */
+export async function endpointFor(
+  ctx: ServiceContext,
+  installationId: string,
+  url: string,
+): Promise<Pick<Row, 'id' | 'destination' | 'disabled_at' | 'disabled_reason'>> {
+  const find = () =>
+    ctx.db
+      .selectFrom('endpoints')
+      .select(['id', 'destination', 'disabled_at', 'disabled_reason'])
+      .where('installation_id', '=', installationId)
+      .where('url', '=', url)
+      .executeTakeFirst();
+  const found = await find();
+  if (found) return found;
+  const now = ctx.now();
+  await ctx.db
+    .insertInto('endpoints')
+    .values({
+      id: newId('ep'),
+      installation_id: installationId,
+      url,
+      destination: destinationOf(url),
+      consecutive_failures: 0,
+      failing_since: null,
+      last_success_at: null,
+      last_failure_at: null,
+      last_error: null,
+      disabled_at: null,
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['installation_id', 'url']).doNothing())
+    .execute();
+  const created = await find();
+  if (!created) throw new Error(`the endpoint ${url} of ${installationId} could not be created`);
+  return created;
+}
+
+export interface AttemptHealth {
+  /** Set when the endpoint is disabled (by this attempt or before it): the delivery ends failed with it. */
+  disabledReason: string | undefined;
+  /** True when this attempt disabled it. */
+  disabledNow: boolean;
+}
+
+/**
+ * Records an attempt's outcome on its endpoint, inside the attempt's transaction; disables the
+ * endpoint when it has failed every attempt for `disableAfterMs`, and fails what it is still owed.
+ */
+export async function recordAttempt(
+  trx: Transaction<Database>,
+  endpointId: string,
+  outcome: { ok: true; at: number } | { ok: false; at: number; error: string },
+  disableAfterMs: number,
+): Promise<AttemptHealth> {
+  if (outcome.ok) {
+    const row = await trx
+      .updateTable('endpoints')
+      .set({
+        consecutive_failures: 0,
+        failing_since: null,
+        last_success_at: outcome.at,
+        updated_at: outcome.at,
+      })
+      .where('id', '=', endpointId)
+      .returning(['disabled_reason'])
+      .executeTakeFirst();
+    return { disabledReason: row?.disabled_reason ?? undefined, disabledNow: false };
+  }
+  const row = await trx
+    .updateTable('endpoints')
+    .set((eb) => ({
+      consecutive_failures: eb('consecutive_failures', '+', 1),
+      failing_since: eb.fn.coalesce('failing_since', eb.val(outcome.at)),
+      last_failure_at: outcome.at,
+      last_error: outcome.error.slice(0, 500),
+      updated_at: outcome.at,
+    }))
+    .where('id', '=', endpointId)
+    .returning(['url', 'failing_since', 'consecutive_failures', 'disabled_at', 'disabled_reason'])
+    .executeTakeFirst();
+  if (!row) return { disabledReason: undefined, disabledNow: false };
+  if (row.disabled_at !== null)
+    return { disabledReason: row.disabled_reason ?? 'the endpoint is disabled', disabledNow: false };
+  const since = row.failing_since ?? outcome.at;
+  if (outcome.at - since < disableAfterMs) return { disabledReason: undefined, disabledNow: false };
+  const reason = `disabled: every attempt to ${row.url} failed since ${new Date(since).toISOString()} (${row.consecutive_failures} in a row; last: ${outcome.error.slice(0, 200)}); enable the endpoint again to deliver to it`;
+  await trx
+    .updateTable('endpoints')
+    .set({ disabled_at: outcome.at, disabled_reason: reason })
+    .where('id', '=', endpointId)
+    .execute();
+  // What it is still owed ends failed with the reason (deliveries in flight end so when they finish).
+  await trx
+    .updateTable('deliveries')
+    .set({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: outcome.at })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', outcome.at)]))
+    .execute();
+  return { disabledReason: reason, disabledNow: true };
+}
+
+export async function listEndpoints(ctx: ServiceContext, principal: Principal, installationId: string) {
+  await authorizedInstallation(ctx, principal, installationId);
+  const rows = await ctx.db
+    .selectFrom('endpoints')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(view);
+}
+
+/** Enables a disabled endpoint: its failures are forgotten and new deliveries go to it again. */
+export async function enableEndpoint(ctx: ServiceContext, principal: Principal, installationId: string, id: string) {
+  await authorizedInstallation(ctx, principal, installationId);
+  const now = ctx.now();
+  const row = await ctx.db
+    .updateTable('endpoints')
+    .set({
+      disabled_at: null,
+      disabled_reason: null,
+      consecutive_failures: 0,
+      failing_since: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('installation_id', '=', installationId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound(`the endpoint ${id} of the installation ${installationId}`);
+  return view(row);
+}
+
+/** The installation's disabled endpoints, as alerts for its status page. */
+export async function endpointAlerts(db: Kysely<Database>, installationId: string) {
+  const rows = await db
+    .selectFrom('endpoints')
+    .select(['id', 'url', 'disabled_at', 'disabled_reason'])
+    .where('installation_id', '=', installationId)
+    .where('disabled_at', 'is not', null)
+    .execute();
+  return rows.map((r) => ({
+    code: 'endpoint_disabled' as const,
+    endpointId: r.id,
+    url: r.url,
+    since: new Date(r.disabled_at as number).toISOString(),
+    message: `Deliveries to ${r.url} are disabled: ${r.disabled_reason ?? 'it kept failing'}. Enable it with POST /v1/installations/${installationId}/endpoints/${r.id}/enable, then redeliver what failed.`,
+  }));
+}
+
+/** Refuses to deliver again to a disabled endpoint, saying how to enable it. */
+export function endpointDisabled(installationId: string, endpoint: { id: string; disabled_reason: string | null }) {
+  return new ApiError(
+    409,
+    'endpoint_disabled',
+    `the endpoint is disabled (${endpoint.disabled_reason ?? 'it kept failing'}); enable it with POST /v1/installations/${installationId}/endpoints/${endpoint.id}/enable first`,
+  );
+}
+
+function view(row: Row): EndpointView {
+  const time = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return {
+    id: row.id,
+    url: row.url,
+    destination: row.destination,
+    state: row.disabled_at !== null ? 'disabled' : row.failing_since !== null ? 'failing' : 'healthy',
+    consecutiveFailures: row.consecutive_failures,
+    failingSince: time(row.failing_since),
+    lastSuccessAt: time(row.last_success_at),
+    lastFailureAt: time(row.last_failure_at),
+    lastError: row.last_error,
+    disabledAt: time(row.disabled_at),
+    disabledReason: row.disabled_reason,
+  };
+}

@@ -1,0 +1,327 @@
+/**
+ * Isolation (DESIGN.md) on the real server, on SQLite and PostgreSQL: one tenant's hanging
+ * receiver or spinning integration never delays another's work; retries keep their windows while
+ * deliveries wait for a destination slot; an endpoint that keeps failing is disabled, says so,
+ * and comes back with one call.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningPlatform, startPlatform } from './server.js';
+import { client } from './test-support/api.js';
+import { backends } from './test-support/backends.js';
+import { ScriptedReceiver, startWebhookWorld, until, type WebhookWorld } from './test-support/webhook-world.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Posts `count` events with up to eight at once. */
+async function emitMany(admin: ReturnType<typeof client>, count: number, event: (i: number) => object) {
+  let next = 0;
+  const sender = async () => {
+    while (next < count) {
+      const i = next++;
+      const answer = await admin('POST', '/v1/events', event(i));
+      if (answer.status !== 202) throw new Error(`event ${i}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, sender));
+}
+
+describe.each(backends)('isolation on $name', (backend) => {
+  describe('a receiver that never answers, with 150 deliveries owed, beside a healthy one', () => {
+    let world: WebhookWorld;
+    const hanging = new ScriptedReceiver();
+    const healthy = new ScriptedReceiver();
+    let healthySpace: string;
+
+    beforeAll(async () => {
+      await hanging.start();
+      await healthy.start();
+      world = await startWebhookWorld(backend, { deliveryTimeoutMs: 5000 });
+      await world.admin('POST', '/v1/orgs/acme/spaces', { id: 'docs2', title: 'Docs 2' });
+      healthySpace = (await world.ada('POST', `/v1/installations/${world.orgInstallation}/spaces/docs2`)).body.id;
+      await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, {
+        url: hanging.script('/hook', ['hang']),
+        space_content_updated: true,
+      });
+      await world.ada('PATCH', `/v1/installations/${healthySpace}/configuration`, {
+        url: healthy.script('/hook', [200]),
+        space_content_updated: true,
+      });
+    }, 60_000);
+    afterAll(async () => {
+      await world?.close();
+      await hanging.close();
+      await healthy.close();
+    });
+
+    it("the healthy receiver's deliveries arrive within 1 s; the hanging one holds only its destination's share", async () => {
+      await emitMany(world.admin, 150, (i) => ({
+        type: 'space_content_updated',
+        spaceId: 'docs',
+        revisionId: `r${i}`,
+        eventId: `hang-${i}`,
+      }));
+      const cap = world.platform.tuning.deliveryPerDestination;
+      await until('the hanging destination to fill its share', () =>
+        hanging.at('/hook').length >= cap ? true : undefined,
+      );
+      const posted = new Map<string, number>();
+      for (let i = 0; i < 20; i++) {
+        const eventId = `ok-${i}`;
+        posted.set(eventId, Date.now());
+        await world.admin('POST', '/v1/events', {
+          type: 'space_content_updated',
+          spaceId: 'docs2',
+          revisionId: `r${i}`,
+          eventId,
+        });
+        await sleep(50);
+      }
+      const arrived = await until('the healthy deliveries', () =>
+        healthy.at('/hook').length >= 20 ? healthy.at('/hook') : undefined,
+      );
+      const latencies = arrived.map((r) => r.at - (posted.get(JSON.parse(r.body).eventId) as number));
+      expect(Math.max(...latencies), `latencies: ${latencies.join(', ')} ms`).toBeLessThan(1000);
+      // The hanging destination never had more than its cap of attempts open at once.
+      expect(hanging.at('/hook').length).toBeLessThanOrEqual(cap);
+    }, 60_000);
+  });
+
+  describe('an integration that spins forever, beside a healthy one in the same space', () => {
+    let platform: RunningPlatform;
+    let cleanup: () => Promise<void>;
+    let admin: ReturnType<typeof client>;
+    let ada: ReturnType<typeof client>;
+    const installations: Record<string, string> = {};
+
+    /** A hand-written worker in the envelope protocol (spec 4.1): `spins` loops forever on content updates. */
+    const script = (spins: boolean) => `export default {
+  async fetch(request) {
+    if (request.method === 'GET') {
+      return Response.json({ runtime: 'portico', versions: ['v1'], fetch: false, components: [],
+        events: ['installation_setup', 'space_installation_setup', 'space_content_updated'] });
+    }
+    const form = await request.formData();
+    const event = JSON.parse(await form.get('event').text());
+    ${spins ? "if (event.type === 'space_content_updated') for (;;) {}" : ''}
+    return new Response(null, { status: 204 });
+  },
+};`;
+    const manifest = (name: string) =>
+      `name: ${name}\ntitle: ${name}\ndescription: test\norganization: acme\nvisibility: private\nscopes: [space:content:read]\n`;
+
+    beforeAll(async () => {
+      const fresh = await backend.fresh();
+      cleanup = fresh.cleanup;
+      platform = await startPlatform({ ...fresh.config, allowPrivateNetwork: true }, { dispatchTimeoutMs: 1500 });
+      admin = client(platform.url, platform.adminToken);
+      await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+      await admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
+      const token = (await admin('POST', '/v1/users', { id: 'ada', name: 'Ada' })).body.token;
+      await admin('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
+      ada = client(platform.url, token);
+      for (const [name, spins] of [
+        ['spinner', true],
+        ['steady', false],
+      ] as const) {
+        const published = await ada('POST', '/v1/integrations', { manifest: manifest(name), script: script(spins) });
+        expect(published.status, JSON.stringify(published.body)).toBe(201);
+        const org = (await ada('POST', '/v1/orgs/acme/installations', { integration: name })).body.id;
+        installations[name] = (await ada('POST', `/v1/installations/${org}/spaces/docs`)).body.id;
+      }
+      // Both workers are up before the clock starts.
+      await until('both setup events dispatched', async () => {
+        const counts = await Promise.all(
+          Object.values(installations).map(
+            async (id) => (await ada('GET', `/v1/installations/${id}/dispatches`)).body.length,
+          ),
+        );
+        return counts.every((n) => n > 0) ? true : undefined;
+      });
+    }, 60_000);
+    afterAll(async () => {
+      await platform?.close();
+      await cleanup?.();
+    });
+
+    const dispatches = async (name: string) =>
+      (await ada('GET', `/v1/installations/${installations[name]}/dispatches`)).body as {
+        eventId: string | null;
+        type: string;
+        status: number;
+        error: string | null;
+        at: string;
+      }[];
+
+    it("the healthy integration's events arrive within 1 s; the spinner times out and is backed off", async () => {
+      const posted = new Map<string, number>();
+      for (let i = 0; i < 12; i++) {
+        const eventId = `spin-${i}`;
+        posted.set(eventId, Date.now());
+        await admin('POST', '/v1/events', { type: 'space_content_updated', spaceId: 'docs', revisionId: 'r', eventId });
+        await sleep(250);
+      }
+      const steady = await until('every event at the steady integration', async () => {
+        const found = (await dispatches('steady')).filter((d) => d.eventId?.startsWith('spin-'));
+        return found.length >= 12 ? found : undefined;
+      });
+      const latencies = steady.map((d) => Date.parse(d.at) - (posted.get(d.eventId as string) as number));
+      expect(steady.every((d) => d.status === 204)).toBe(true);
+      expect(Math.max(...latencies), `latencies: ${latencies.join(', ')} ms`).toBeLessThan(1000);
+
+      const log = await until(
+        'the circuit breaker in the spinner’s dispatch log',
+        async () => {
+          const found = await dispatches('spinner');
+          return found.some((d) => d.type === 'circuit_breaker') ? found : undefined;
+        },
+        30_000,
+      );
+      expect(log.find((d) => d.eventId?.startsWith('spin-'))?.error).toMatch(/did not answer within 1.5 s/);
+      expect(log.find((d) => d.type === 'circuit_breaker')?.error).toMatch(
+        /^waiting: the worker of spinner failed 3 times in a row .*circuit breaker/,
+      );
+    }, 60_000);
+  });
+
+  describe('retries keep their windows while deliveries wait for a destination slot', () => {
+    let world: WebhookWorld;
+    const receiver = new ScriptedReceiver();
+    beforeAll(async () => {
+      await receiver.start();
+      world = await startWebhookWorld(backend, { tuning: { deliveryPerDestination: 2 } });
+    }, 60_000);
+    afterAll(async () => {
+      await world?.close();
+      await receiver.close();
+    });
+
+    it('admits two deliveries at a time to the destination; each one’s retries start inside 1.0–1.1, 2.0–2.2, 4.0–4.4 s', async () => {
+      const deliver = client(world.platform.url, world.spaceToken);
+      const url = receiver.script('/down', [500]);
+      for (let i = 0; i < 4; i++) {
+        const answer = await deliver('POST', `/v1/installations/${world.space}/deliveries`, {
+          url,
+          eventId: `window-${i}`,
+          type: 'test',
+          payload: { eventId: `window-${i}` },
+        });
+        expect(answer.status).toBe(202);
+      }
+      const logs = await until(
+        'four failed deliveries',
+        async () => {
+          const { body } = await world.ada('GET', `/v1/installations/${world.space}/deliveries?limit=10`);
+          const done = (body as { eventId: string; status: string }[]).filter(
+            (d) => d.eventId.startsWith('window-') && d.status === 'failed',
+          );
+          return done.length === 4 ? done : undefined;
+        },
+        40_000,
+      );
+      const spans: [number, number][] = [];
+      for (const delivery of logs as unknown as {
+        eventId: string;
+        attempts: { at: string; durationMs: number }[];
+      }[]) {
+        const attempts = delivery.attempts.map((a) => ({
+          start: Date.parse(a.at),
+          end: Date.parse(a.at) + a.durationMs,
+        }));
+        expect(attempts).toHaveLength(4);
+        for (const [i, base] of [1000, 2000, 4000].entries()) {
+          const gap = (attempts[i + 1] as { start: number }).start - (attempts[i] as { end: number }).end;
+          expect({ delivery: delivery.eventId, retry: i + 1, gap }).toMatchObject({ gap: expect.any(Number) });
+          expect(gap, `${delivery.eventId} retry ${i + 1}`).toBeGreaterThanOrEqual(base - 5);
+          expect(gap, `${delivery.eventId} retry ${i + 1}`).toBeLessThan(base * 1.1 + 300);
+        }
+        spans.push([(attempts[0] as { start: number }).start, (attempts[3] as { end: number }).end]);
+      }
+      // Never more than two under way at once: the later two started after an earlier one ended.
+      spans.sort((a, b) => a[0] - b[0]);
+      const [, , third, fourth] = spans as [number, number][];
+      const firstEnds = spans.slice(0, 2).map(([, end]) => end);
+      expect((third as [number, number])[0]).toBeGreaterThanOrEqual(Math.min(...firstEnds));
+      expect((fourth as [number, number])[0]).toBeGreaterThanOrEqual(Math.max(...firstEnds) - 1);
+    }, 60_000);
+  });
+
+  describe('an endpoint that fails every attempt for the disable period', () => {
+    let world: WebhookWorld;
+    const receiver = new ScriptedReceiver();
+    beforeAll(async () => {
+      await receiver.start();
+      world = await startWebhookWorld(backend, { tuning: { endpointDisableAfterMs: 1500 } });
+    }, 60_000);
+    afterAll(async () => {
+      await world?.close();
+      await receiver.close();
+    });
+
+    it('is disabled with the reason, fails what it was owed, shows on the installation, and comes back with one call', async () => {
+      const deliver = client(world.platform.url, world.spaceToken);
+      const url = receiver.script('/broken', [500]);
+      const request = (eventId: string) =>
+        deliver('POST', `/v1/installations/${world.space}/deliveries`, {
+          url,
+          eventId,
+          type: 'test',
+          payload: { eventId },
+        });
+      const delivery = async (eventId: string) =>
+        (await world.ada('GET', `/v1/installations/${world.space}/deliveries?eventId=${eventId}`)).body[0];
+      expect((await request('dis-1')).status).toBe(202);
+      await sleep(200);
+      expect((await request('dis-2')).status).toBe(202);
+      const first = await until('the first delivery to end', async () => {
+        const d = await delivery('dis-1');
+        return d?.status === 'failed' ? d : undefined;
+      });
+      expect(first.attempts.length).toBeLessThan(4); // stopped by the disabling, not by the retry limit
+      expect(first.lastError).toMatch(
+        /^disabled: every attempt to .*\/broken failed since .* enable the endpoint again/,
+      );
+      const second = await until('the second delivery to end', async () => {
+        const d = await delivery('dis-2');
+        return d?.status === 'failed' ? d : undefined;
+      });
+      expect(second.lastError).toBe(first.lastError);
+
+      const seenBefore = receiver.at('/broken').length;
+      const third = await request('dis-3');
+      expect(third.body.status).toBe('failed');
+      await sleep(300);
+      expect(receiver.at('/broken')).toHaveLength(seenBefore); // nothing was sent to it
+
+      const installation = (await world.ada('GET', `/v1/installations/${world.space}`)).body;
+      expect(installation.alerts).toEqual([
+        expect.objectContaining({ code: 'endpoint_disabled', url, message: expect.stringMatching(/\/enable/) }),
+      ]);
+      const [endpoint] = (await world.ada('GET', `/v1/installations/${world.space}/endpoints`)).body;
+      expect(endpoint).toMatchObject({
+        url,
+        destination: `http://127.0.0.1:${new URL(url).port}`,
+        state: 'disabled',
+        lastSuccessAt: null,
+        lastError: 'the receiver answered 500',
+      });
+      expect(endpoint.consecutiveFailures).toBeGreaterThanOrEqual(3);
+      const refused = await world.ada('POST', `/v1/deliveries/${first.id}/redeliver`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ code: 'endpoint_disabled', message: expect.stringMatching(/enable/) });
+
+      receiver.script('/broken', [200]);
+      const enabled = await world.ada('POST', `/v1/installations/${world.space}/endpoints/${endpoint.id}/enable`);
+      expect(enabled.body).toMatchObject({ state: 'healthy', consecutiveFailures: 0, disabledAt: null });
+      expect((await world.ada('GET', `/v1/installations/${world.space}`)).body.alerts).toEqual([]);
+      const again = await world.ada('POST', `/v1/deliveries/${(await delivery('dis-3')).id}/redeliver`);
+      expect(again.status).toBe(202);
+      await until('the redelivery', async () => {
+        const { body } = await world.ada('GET', `/v1/installations/${world.space}/deliveries?eventId=dis-3`);
+        return body.some((d: { status: string }) => d.status === 'delivered') ? true : undefined;
+      });
+      const [healthy] = (await world.ada('GET', `/v1/installations/${world.space}/endpoints`)).body;
+      expect(healthy).toMatchObject({ state: 'healthy', consecutiveFailures: 0 });
+      expect(healthy.lastSuccessAt).toMatch(/^\d{4}-/);
+    }, 30_000);
+  });
+});
