@@ -13,5 +13,7 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'integrations/*/src/**/*.test.ts'],
     testTimeout: 20_000,
+    // Fails the run if a workerd process it started is still running at its end.
+    globalSetup: ['packages/platform/src/test-support/workerd-leaks.ts'],
   },
 });

@@ -2,7 +2,14 @@
  * Published integrations run in workerd, Cloudflare's open-source Workers runtime, through
  * Miniflare: one worker (one workerd process) per integration version, loaded from the published
  * bundle, with Web-standard globals only and no access to the platform's environment, files or
- * memory. The platform adds what workerd does not enforce locally:
+ * memory. Workers cost what they are used (docs/decisions/011-worker-lifecycle.md):
+ * - a worker starts on the first dispatch for its version and is stopped once it has had no
+ *   dispatch in flight or queued for `idleMs`; the next dispatch starts it again (a cold start);
+ * - beyond `maxWorkers`, the least recently used idle worker is stopped. A worker is never stopped
+ *   in the middle of a dispatch to make room: when every worker is busy the node briefly runs
+ *   more, and stops one as soon as one falls idle;
+ * - workerd processes end with the process that started them, also when it is killed with SIGKILL.
+ * The platform adds what workerd does not enforce locally:
  * - a wall-clock limit per dispatch: a worker that does not answer in time is stopped, and the
  *   next dispatch starts a fresh one;
  * - a memory ceiling: the worker process's resident memory is watched while it works, and a
@@ -10,8 +17,9 @@
  * - egress: every outbound fetch goes through the platform (recorded, private addresses refused);
  * - one dispatch at a time per worker, so its logs and outbound requests belong to one installation.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Miniflare } from 'miniflare';
+import { workersDieWithThisProcess } from './die-with-parent.js';
 import {
   DEFAULT_DISPATCH_TIMEOUT_MS,
   type Host,
@@ -22,6 +30,7 @@ import {
   readResponse,
   withTimeout,
 } from './host.js';
+import { processes } from './proc.js';
 
 export interface WorkerdHostOptions {
   /** Handles every outbound request of integration code. */
@@ -29,64 +38,152 @@ export interface WorkerdHostOptions {
   timeoutMs?: number;
   /** Resident memory a worker process may use (default 256 MiB). */
   memoryLimitBytes?: number;
-  /** Workers kept running at once; the least recently used is stopped beyond this (default 16). */
+  /** Live workers; beyond this the least recently used idle one is stopped (default 16). */
   maxWorkers?: number;
+  /** A worker with no dispatch in flight or queued for this long is stopped (default 5 min). */
+  idleMs?: number;
   startupTimeoutMs?: number;
+  /** Called once a stopped worker's process has ended (tests and benchmarks count stops with it). */
+  onStopped?(worker: StoppedWorker): void;
+}
+
+/** Why a worker was stopped. */
+export type StopReason = 'idle' | 'evicted' | 'timeout' | 'memory' | 'too_large' | 'crashed' | 'startup' | 'closed';
+
+export interface StoppedWorker {
+  name: string;
+  version: number;
+  /** Its workerd process, which has ended (undefined if it never started). */
+  pid: number | undefined;
+  reason: StopReason;
 }
 
 export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
+const DEFAULT_IDLE_MS = 5 * 60 * 1000;
+/** Node's longest timer (about 24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const COMPATIBILITY_DATE = '2025-09-01';
 const MEMORY_POLL_MS = 25;
 
 interface Worker {
   key: string;
-  miniflare: Miniflare;
+  bundle: IntegrationBundle;
+  /** Settles once workerd answers; rejects with a HostError when it did not start. */
+  ready: Promise<Miniflare>;
   pid: number | undefined;
   /** Dispatches run one after another. */
   queue: Promise<unknown>;
+  /** Dispatches queued or in flight: the worker is idle at 0, and only then may be stopped to save resources. */
+  busy: number;
+  idleTimer: NodeJS.Timeout | undefined;
   current: { installationId: string | null; logs: string[] } | undefined;
-  stopped: boolean;
+  /** Set when the worker is being stopped; settles once its process has ended. */
+  stopping: Promise<void> | undefined;
 }
 
 export class WorkerdHost implements Host {
   readonly kind = 'workerd' as const;
-  private readonly workers = new Map<string, Promise<Worker>>();
+  /**
+   * Why workerd processes would outlive a server killed with SIGKILL on this system, and what to
+   * do about it; undefined when they end with it.
+   */
+  readonly orphanWarning: string | undefined;
+  /** Live workers, least recently used first. */
+  private readonly workers = new Map<string, Worker>();
+  /** Stops under way, by version: a new worker for that version starts once the old process has ended. */
+  private readonly stops = new Map<string, Promise<void>>();
   private starting: Promise<unknown> = Promise.resolve();
   private readonly timeoutMs: number;
   private readonly memoryLimit: number;
   private readonly maxWorkers: number;
+  private readonly idleMs: number;
+  private closed = false;
 
   constructor(private readonly options: WorkerdHostOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_DISPATCH_TIMEOUT_MS;
     this.memoryLimit = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
     this.maxWorkers = options.maxWorkers ?? 16;
+    this.idleMs = Math.min(options.idleMs ?? DEFAULT_IDLE_MS, MAX_TIMER_MS);
+    this.orphanWarning = workersDieWithThisProcess();
   }
 
-  /** How many workers run now (for tests and benchmarks). */
+  /** How many workers are live (starting, busy or idle; not the ones being stopped). */
   get size(): number {
     return this.workers.size;
   }
 
+  /** The pid of the workerd process of `bundle`'s worker, once it has started. */
+  pidOf(bundle: IntegrationBundle): number | undefined {
+    return this.workers.get(keyOf(bundle))?.pid;
+  }
+
   /** The resident memory of the worker of `bundle`, in bytes, if it runs. */
   async memoryOf(bundle: IntegrationBundle): Promise<number | undefined> {
-    const worker = await this.workers.get(keyOf(bundle))?.catch(() => undefined);
+    const worker = this.workers.get(keyOf(bundle));
+    await worker?.ready.catch(() => undefined);
     return worker?.pid === undefined ? undefined : residentBytes(worker.pid);
   }
 
   async dispatch(bundle: IntegrationBundle, request: HostRequest): Promise<HostResponse> {
-    const worker = await this.worker(bundle);
-    const run = worker.queue.then(() => this.run(worker, bundle, request));
-    worker.queue = run.catch(() => {});
-    return run;
+    const worker = this.acquire(bundle);
+    try {
+      const run = worker.queue.then(() => this.run(worker, bundle, request));
+      worker.queue = run.catch(() => {});
+      return await run;
+    } finally {
+      this.release(worker);
+    }
   }
 
+  /** Stops every worker; resolves once all their processes have ended. */
   async close(): Promise<void> {
-    const all = [...this.workers.keys()];
-    await Promise.all(all.map((key) => this.stop(key)));
+    this.closed = true;
+    for (const worker of this.workers.values()) void this.stop(worker, 'closed');
+    await Promise.all(this.stops.values());
+  }
+
+  /** The worker of `bundle`, started if need be, counted busy and made the most recently used. */
+  private acquire(bundle: IntegrationBundle): Worker {
+    const key = keyOf(bundle);
+    const worker = this.workers.get(key) ?? this.start(bundle);
+    this.workers.delete(key);
+    this.workers.set(key, worker);
+    worker.busy++;
+    clearTimeout(worker.idleTimer);
+    this.evict();
+    return worker;
+  }
+
+  private release(worker: Worker): void {
+    worker.busy--;
+    if (worker.busy > 0 || worker.stopping !== undefined) return;
+    worker.idleTimer = setTimeout(() => {
+      if (worker.busy === 0) void this.stop(worker, 'idle');
+    }, this.idleMs);
+    worker.idleTimer.unref(); // an idle worker does not keep the process alive
+    this.evict();
+  }
+
+  /** Beyond the cap, stops the least recently used idle workers; a busy worker is never stopped here. */
+  private evict(): void {
+    for (const worker of this.workers.values()) {
+      if (this.workers.size <= this.maxWorkers) return;
+      if (worker.busy === 0) void this.stop(worker, 'evicted');
+    }
   }
 
   private async run(worker: Worker, bundle: IntegrationBundle, request: HostRequest): Promise<HostResponse> {
-    if (worker.stopped) return this.dispatch(bundle, request);
+    // A startup failure answers every dispatch that waited for it.
+    const miniflare = await worker.ready;
+    if (worker.stopping !== undefined) {
+      if (this.closed)
+        throw new HostError(
+          'crashed',
+          `the workerd host was closed (the server is stopping) before ${bundle.name} (version ${bundle.version}) could handle the request; send it again once the server runs`,
+        );
+      // Stopped while this dispatch waited (the one before it timed out or crashed): a new worker takes it.
+      return this.dispatch(bundle, request);
+    }
     const started = performance.now();
     const logs: string[] = [];
     worker.current = { installationId: request.installationId ?? null, logs };
@@ -94,13 +191,13 @@ export class WorkerdHost implements Host {
     const watchdog = setInterval(() => {
       if (worker.pid !== undefined && (residentBytes(worker.pid) ?? 0) > this.memoryLimit) {
         overMemory = true;
-        void this.stop(worker.key);
+        void this.stop(worker, 'memory');
       }
     }, MEMORY_POLL_MS);
     try {
       const answer = await withTimeout(
         (async () => {
-          const response = await worker.miniflare.dispatchFetch('http://integration.internal/v1', {
+          const response = await miniflare.dispatchFetch('http://integration.internal/v1', {
             method: request.method,
             headers: request.headers,
             // The integration's answer goes back as it is: a redirect is for the browser, not for us.
@@ -113,7 +210,7 @@ export class WorkerdHost implements Host {
           };
         })(),
         this.timeoutMs,
-        () => this.stop(worker.key),
+        () => this.stop(worker, 'timeout'),
         `${bundle.name} (version ${bundle.version})`,
       );
       if (overMemory) throw memoryError(bundle, this.memoryLimit);
@@ -127,10 +224,10 @@ export class WorkerdHost implements Host {
     } catch (error) {
       if (overMemory) throw memoryError(bundle, this.memoryLimit);
       if (error instanceof HostError) {
-        if (error.failure === 'too_large') await this.stop(worker.key);
+        if (error.failure === 'too_large') await this.stop(worker, 'too_large');
         throw error;
       }
-      await this.stop(worker.key);
+      await this.stop(worker, 'crashed');
       throw new HostError(
         'crashed',
         `the worker of ${bundle.name} (version ${bundle.version}) stopped while handling the request (${(error as Error).message}); the next request starts a new one`,
@@ -141,88 +238,91 @@ export class WorkerdHost implements Host {
     }
   }
 
-  private worker(bundle: IntegrationBundle): Promise<Worker> {
+  private start(bundle: IntegrationBundle): Worker {
     const key = keyOf(bundle);
-    let worker = this.workers.get(key);
-    if (worker !== undefined) {
-      // Most recently used last, for the eviction below.
-      this.workers.delete(key);
-      this.workers.set(key, worker);
-      return worker;
-    }
-    worker = this.start(bundle);
-    this.workers.set(key, worker);
-    worker.catch(() => this.workers.delete(key));
-    if (this.workers.size > this.maxWorkers) {
-      const oldest = this.workers.keys().next().value;
-      if (oldest !== undefined && oldest !== key) void this.stop(oldest);
-    }
+    const worker: Worker = {
+      key,
+      bundle,
+      ready: undefined as unknown as Promise<Miniflare>,
+      pid: undefined,
+      queue: Promise.resolve(),
+      busy: 0,
+      idleTimer: undefined,
+      current: undefined,
+      stopping: undefined,
+    };
+    // A stop of this version still under way (a dispatch came while it was stopped for
+    // idleness, say) ends first, so one version never has two processes.
+    const previous = this.stops.get(key);
+    // Starts are serialized so the new workerd process can be told apart from the others.
+    worker.ready = this.starting.then(() => previous).then(() => this.launch(worker));
+    this.starting = worker.ready.catch(() => {});
+    worker.ready.catch(() => this.stop(worker, 'startup'));
     return worker;
   }
 
-  /** Starts one worker; starts are serialized so the new workerd process can be told apart from the others. */
-  private start(bundle: IntegrationBundle): Promise<Worker> {
-    const started = this.starting.then(async () => {
-      const before = new Set(workerdChildren());
-      const worker: Worker = {
-        key: keyOf(bundle),
-        miniflare: undefined as unknown as Miniflare,
-        pid: undefined,
-        queue: Promise.resolve(),
-        current: undefined,
-        stopped: false,
-      };
-      const collect = (stream: NodeJS.ReadableStream) => {
-        let partial = '';
-        stream.on('data', (chunk: Buffer) => {
-          const lines = (partial + chunk.toString('utf8')).split('\n');
-          partial = lines.pop() ?? '';
-          for (const line of lines) if (line.trim() !== '') worker.current?.logs.push(line);
-        });
-      };
-      worker.miniflare = new Miniflare({
-        modules: true,
-        script: bundle.script,
-        compatibilityDate: COMPATIBILITY_DATE,
-        outboundService: (request: unknown) =>
-          this.options.egress(request as unknown as Request, {
-            integration: bundle.name,
-            installationId: worker.current?.installationId ?? null,
-          }) as never,
-        handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
-          collect(stdout);
-          collect(stderr);
-        },
+  private async launch(worker: Worker): Promise<Miniflare> {
+    const { bundle } = worker;
+    const before = new Set(workerdChildren());
+    const collect = (stream: NodeJS.ReadableStream) => {
+      let partial = '';
+      stream.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) if (line.trim() !== '') worker.current?.logs.push(line);
       });
-      try {
-        await withTimeout(
-          worker.miniflare.ready,
-          this.options.startupTimeoutMs ?? 30_000,
-          () => worker.miniflare.dispose(),
-          'starting the worker',
-        );
-      } catch (error) {
-        await worker.miniflare.dispose().catch(() => {});
-        throw new HostError(
-          'startup',
-          `the worker of ${bundle.name} (version ${bundle.version}) did not start: ${(error as Error).message}`,
-        );
-      }
-      worker.pid = workerdChildren().find((pid) => !before.has(pid));
-      return worker;
+    };
+    const miniflare = new Miniflare({
+      modules: true,
+      script: bundle.script,
+      compatibilityDate: COMPATIBILITY_DATE,
+      outboundService: (request: unknown) =>
+        this.options.egress(request as unknown as Request, {
+          integration: bundle.name,
+          installationId: worker.current?.installationId ?? null,
+        }) as never,
+      handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
+        collect(stdout);
+        collect(stderr);
+      },
     });
-    this.starting = started.catch(() => {});
-    return started;
+    try {
+      await withTimeout(
+        miniflare.ready,
+        this.options.startupTimeoutMs ?? 30_000,
+        () => miniflare.dispose(),
+        'starting the worker',
+      );
+    } catch (error) {
+      await miniflare.dispose().catch(() => {});
+      throw new HostError(
+        'startup',
+        `the worker of ${bundle.name} (version ${bundle.version}) did not start: ${(error as Error).message}`,
+      );
+    }
+    worker.pid = workerdChildren().find((pid) => !before.has(pid));
+    return miniflare;
   }
 
-  private async stop(key: string): Promise<void> {
-    const worker = this.workers.get(key);
-    if (worker === undefined) return;
-    this.workers.delete(key);
-    const running = await worker.catch(() => undefined);
-    if (running === undefined || running.stopped) return;
-    running.stopped = true;
-    await running.miniflare.dispose().catch(() => {});
+  /** Stops a worker (once); resolves when its process has ended. */
+  private stop(worker: Worker, reason: StopReason): Promise<void> {
+    if (worker.stopping !== undefined) return worker.stopping;
+    if (this.workers.get(worker.key) === worker) this.workers.delete(worker.key);
+    clearTimeout(worker.idleTimer);
+    const stopping: Promise<void> = worker.ready
+      .then(
+        (miniflare) => miniflare.dispose(),
+        () => {}, // it did not start; nothing runs
+      )
+      .catch(() => {})
+      .then(() => {
+        if (this.stops.get(worker.key) === stopping) this.stops.delete(worker.key);
+        const { name, version } = worker.bundle;
+        this.options.onStopped?.({ name, version, pid: worker.pid, reason });
+      });
+    worker.stopping = stopping;
+    this.stops.set(worker.key, stopping);
+    return stopping;
   }
 }
 
@@ -239,19 +339,9 @@ function memoryError(bundle: IntegrationBundle, limit: number): HostError {
 
 /** The workerd processes this process started. */
 function workerdChildren(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (comm === 'workerd' && ppid === process.pid) pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
+  return processes()
+    .filter((p) => p.comm === 'workerd' && p.ppid === process.pid)
+    .map((p) => p.pid);
 }
 
 function residentBytes(pid: number): number | undefined {
