@@ -53,9 +53,9 @@ export interface Tuning {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const TUNING_DEFAULTS: Tuning = {
-  dispatchConcurrency: 32,
-  dispatchPerIntegration: 8,
-  dispatchPerInstallation: 4,
+  dispatchConcurrency: 64,
+  dispatchPerIntegration: 16,
+  dispatchPerInstallation: 8,
   deliveryConcurrency: 64,
   deliveryPerDestination: 16,
   deliveryPerInstallation: 16,

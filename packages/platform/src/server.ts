@@ -14,11 +14,15 @@ import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import type { ServiceContext } from './services/context.js';
 import { Dispatcher } from './services/dispatcher.js';
+import { RetentionPruner } from './services/retention.js';
 import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
+import { GroupCommit } from './storage/group-commit.js';
 import { migrate } from './storage/migrate.js';
 
 export const VERSION = '0.1.0';
+/** How long a stopping server waits for dispatches in flight before it ends their workers. */
+const SHUTDOWN_GRACE_MS = 3000;
 
 export interface RunningPlatform {
   url: string;
@@ -31,6 +35,8 @@ export interface RunningPlatform {
   ctx: ServiceContext;
   dispatcher: Dispatcher;
   deliveries: DeliveryEngine;
+  /** Deletes finished work older than `tuning.retentionMs` in the background. */
+  retention: RetentionPruner;
   /** Stops taking connections, finishes requests in flight, closes the database. */
   close(): Promise<void>;
 }
@@ -49,7 +55,12 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const logger = options.logger ?? pino({ level: 'silent' });
   const secrets = resolveSecrets(config);
   const tuning = resolveTuning(config);
-  const database = openDatabase({ url: config.databaseUrl, sqliteFile: join(config.dataDir, 'portico.db') });
+  const database = openDatabase({
+    url: config.databaseUrl,
+    sqliteFile: join(config.dataDir, 'portico.db'),
+    onIdleConnectionError: (error) =>
+      logger.warn({ err: error }, 'an idle database connection failed; the pool opens a new one when needed'),
+  });
   let migrationsApplied: string[];
   try {
     migrationsApplied = await migrate(database);
@@ -57,9 +68,11 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     await database.close();
     throw error;
   }
+  const writes = new GroupCommit(database.db);
   const ctx: ServiceContext = {
     db: database.db,
     dialect: database.dialect,
+    write: (work) => writes.run(work),
     box: new SecretBox(secrets.secretKey),
     now: Date.now,
     publicUrl: '',
@@ -94,22 +107,39 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     workerd: new WorkerdHost({
       egress,
       maxWorkers: tuning.maxWorkers,
+      idleMs: tuning.workerIdleMs,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
     }),
     inProcess: new InProcessHost(
       new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),
+      // Trusted integrations reach the API in this process (a Workers-style service binding): no
+      // socket, and dispatches still finishing during shutdown can still call it.
+      () => ({ PORTICO_API: { fetch: (request: Request) => app.fetch(request) } }),
     ),
     remote: new RemoteHost(options.dispatchTimeoutMs),
   };
+  if (hosts.workerd.orphanWarning) logger.warn(hosts.workerd.orphanWarning);
   await publishBuiltins(ctx);
-  const dispatcher = new Dispatcher({ ctx, hosts, logger });
+  const dispatcher = new Dispatcher({
+    ctx,
+    hosts,
+    logger,
+    concurrency: tuning.dispatchConcurrency,
+    perIntegration: tuning.dispatchPerIntegration,
+    perInstallation: tuning.dispatchPerInstallation,
+  });
   const deliveries = new DeliveryEngine({
     ctx,
     allowPrivateNetwork: config.allowPrivateNetwork,
     userAgent: `Portico-Webhooks/${VERSION}`,
     logger,
+    concurrency: tuning.deliveryConcurrency,
+    perDestination: tuning.deliveryPerDestination,
+    perInstallation: tuning.deliveryPerInstallation,
+    disableAfterMs: tuning.endpointDisableAfterMs,
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
+  await deliveries.adoptOlderDeliveries();
   const app: ReturnType<typeof createApp> = createApp({
     ctx,
     dispatcher,
@@ -127,6 +157,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   ctx.apiUrl = url;
   logger.info({ url, database: database.dialect, migrationsApplied }, 'portico is listening');
   dispatcher.start();
+  const retention = new RetentionPruner({ ctx, retentionMs: tuning.retentionMs, logger });
+  retention.start();
   deliveries.start();
 
   let closing: Promise<void> | undefined;
@@ -139,6 +171,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     ctx,
     dispatcher,
     deliveries,
+    retention,
     close() {
       closing ??= (async () => {
         await new Promise<void>((done) => {
@@ -150,9 +183,14 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
           });
           if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
-        await dispatcher.stop();
+        // Dispatches in flight get a grace period; those still waiting after it (behind a worker
+        // that does not answer) end when the hosts close, and their rows go out again later.
+        await dispatcher.stop(SHUTDOWN_GRACE_MS);
         await deliveries.stop();
+        await retention.stop();
         await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
+        await dispatcher.stop();
+        await writes.drain();
         await database.close();
       })();
       return closing;

@@ -69,6 +69,21 @@ describe('events', () => {
     expect(seen[0]?.[1].environment).toEqual(environment);
   });
 
+  it('dispatch() handles a decoded envelope as fetch() handles the encoded one', async () => {
+    const seen: unknown[] = [];
+    const integration = createIntegration({
+      events: { space_content_updated: (event, context) => void seen.push([event, context.environment]) },
+    });
+    const event = { type: 'space_content_updated', eventId: 'e1', spaceId: 's', revisionId: 'r' } as const;
+    const viaFetch = await integration.fetch(await envelopeRequest(event));
+    const viaDispatch = await integration.dispatch({ event, environment });
+    expect([viaFetch.status, viaDispatch.status]).toEqual([204, 204]);
+    expect(seen[1]).toEqual(seen[0]);
+    const missing = await integration.dispatch({ event: { ...event, type: 'space_view' } as never, environment });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: 'event_not_handled' } });
+  });
+
   it('answers an event without a handler with 404 event_not_handled, apart from failures', async () => {
     const response = await createIntegration({}).fetch(await envelopeRequest(contentUpdated));
     expect(response.status).toBe(404);

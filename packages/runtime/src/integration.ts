@@ -7,7 +7,13 @@
 import { createPlatformApi } from './api-client.js';
 import type { Component } from './component.js';
 import { validateContentKit } from './contentkit.js';
-import { decodeEnvelope, ENVELOPE_VERSION, type EnvelopeLimits, SUPPORTED_VERSIONS } from './envelope.js';
+import {
+  decodeEnvelope,
+  ENVELOPE_VERSION,
+  type Envelope,
+  type EnvelopeLimits,
+  SUPPORTED_VERSIONS,
+} from './envelope.js';
 import { EnvelopeError, ExposableError, errorResponse } from './errors.js';
 import type {
   Context,
@@ -46,6 +52,12 @@ export interface ExecutionContextLike {
 
 export interface Integration {
   fetch(request: Request, env?: unknown, ctx?: ExecutionContextLike): Promise<Response>;
+  /**
+   * Handles an envelope that is already decoded, as `fetch` does after decoding one: for hosts
+   * that run the integration in their own process and hold the event and environment as objects
+   * (no multipart encoding on either side).
+   */
+  dispatch(envelope: Envelope, env?: unknown, ctx?: ExecutionContextLike): Promise<Response>;
   readonly descriptor: IntegrationDescriptor;
 }
 
@@ -93,38 +105,47 @@ export function createIntegration(definition: IntegrationDefinition = {}): Integ
         return errorResponse(405, 'method_not_allowed', `send envelopes with POST /${version}, not ${request.method}`);
       }
 
-      let envelope: Awaited<ReturnType<typeof decodeEnvelope>>;
+      let envelope: Envelope;
       try {
         envelope = await decodeEnvelope(request, definition.limits);
       } catch (error) {
         if (error instanceof ExposableError) return errorResponse(error.status, error.code, error.message);
         throw error;
       }
-      const { event, environment, body } = envelope;
-      const context: Context = {
-        environment,
-        api: createPlatformApi(environment, apiBinding(env)),
-        waitUntil(promise) {
-          const guarded = Promise.resolve(promise).catch((error) =>
-            console.error(`portico: background work of a "${event.type}" event failed:`, error),
-          );
-          executionContext?.waitUntil(guarded);
-        },
-      };
-      try {
-        switch (event.type) {
-          case 'fetch':
-            return await handleFetch(definition.fetch, event, body, context);
-          case 'ui_render':
-            return await handleRender(components, event, context);
-          default:
-            return await handleEvent(events, event, context);
-        }
-      } catch (error) {
-        return failure(error, event);
-      }
+      return handle(envelope, env, executionContext);
     },
+    dispatch: (envelope, env, executionContext) => handle(envelope, env, executionContext),
   };
+
+  async function handle(
+    envelope: Envelope,
+    env: unknown,
+    executionContext: ExecutionContextLike | undefined,
+  ): Promise<Response> {
+    const { event, environment, body } = envelope;
+    const context: Context = {
+      environment,
+      api: createPlatformApi(environment, apiBinding(env)),
+      waitUntil(promise) {
+        const guarded = Promise.resolve(promise).catch((error) =>
+          console.error(`portico: background work of a "${event.type}" event failed:`, error),
+        );
+        executionContext?.waitUntil(guarded);
+      },
+    };
+    try {
+      switch (event.type) {
+        case 'fetch':
+          return await handleFetch(definition.fetch, event, body, context);
+        case 'ui_render':
+          return await handleRender(components, event, context);
+        default:
+          return await handleEvent(events, event, context);
+      }
+    } catch (error) {
+      return failure(error, event);
+    }
+  }
 }
 
 async function handleFetch(

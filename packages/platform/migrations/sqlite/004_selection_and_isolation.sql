@@ -15,6 +15,9 @@ CREATE INDEX installations_by_parent ON installations (parent_id) WHERE uninstal
 -- and the dispatch log can say what waits, without reading the installation or the event.
 ALTER TABLE outbox ADD COLUMN integration_name TEXT;
 ALTER TABLE outbox ADD COLUMN event_type TEXT;
+-- Owed setup events only: a claim checks that no earlier one of the same installation waits,
+-- without walking that installation's other owed rows.
+CREATE INDEX outbox_setup_owed ON outbox (installation_id, id) WHERE dispatched_at IS NULL AND event_id IS NULL;
 UPDATE outbox SET integration_name = (SELECT i.integration_name FROM installations i WHERE i.id = outbox.installation_id),
   event_type = json_extract(event, '$.type');
 

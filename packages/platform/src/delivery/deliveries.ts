@@ -74,21 +74,23 @@ export async function requestDelivery(
     updated_at: now,
   };
   // Asking again for the same event and URL (a retried dispatch) gets the delivery already made.
-  await ctx.db
-    .insertInto('deliveries')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
-    )
-    .execute();
-  const stored = await ctx.db
-    .selectFrom('deliveries')
-    .select(['id', 'status'])
-    .where('installation_id', '=', installationId)
-    .where('event_id', '=', input.eventId)
-    .where('url', '=', input.url)
-    .where('redelivery_of', 'is', null)
-    .executeTakeFirstOrThrow();
+  const stored = await ctx.write(async (trx) => {
+    await trx
+      .insertInto('deliveries')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
+      )
+      .execute();
+    return trx
+      .selectFrom('deliveries')
+      .select(['id', 'status'])
+      .where('installation_id', '=', installationId)
+      .where('event_id', '=', input.eventId)
+      .where('url', '=', input.url)
+      .where('redelivery_of', 'is', null)
+      .executeTakeFirstOrThrow();
+  });
   if (stored.id === row.id && !disabled) ctx.wakeDeliveries();
   return { id: stored.id, status: stored.status };
 }

@@ -134,7 +134,7 @@ export class DeliveryEngine {
     if (room <= 0) return false;
     const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
-    const claimed = await this.ctx.db.transaction().execute(async (trx) => {
+    const claimed = await this.ctx.write(async (trx) => {
       const retries = await trx
         .selectFrom('deliveries')
         .selectAll()
@@ -291,7 +291,7 @@ export class DeliveryEngine {
           status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
     }
     const finished = this.now();
-    await this.ctx.db.transaction().execute(async (trx) => {
+    await this.ctx.write(async (trx) => {
       const health =
         row.endpoint_id === null
           ? { disabledReason: undefined, disabledNow: false }

@@ -3,7 +3,7 @@
  * third-party code, sandboxed), in-process (trusted first-party code and tests), and remote (an
  * integration served elsewhere). A dispatch is one HTTP request to the integration's `/v1`.
  */
-import { readAtMost } from '@portico/runtime';
+import { type Envelope, encodeEnvelope, readAtMost } from '@portico/runtime';
 
 export interface IntegrationBundle {
   name: string;
@@ -14,12 +14,27 @@ export interface IntegrationBundle {
   endpoint?: string | null;
 }
 
-export interface HostRequest {
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: Uint8Array;
-  /** The installation the dispatch is for (egress and logs are recorded against it). */
-  installationId?: string;
+/**
+ * A dispatch: `GET /v1` (what the integration handles), or `POST /v1` with an envelope. Hosts that
+ * reach the integration over HTTP encode the envelope (`wireBody`); the in-process host hands it
+ * over as it is.
+ */
+export type HostRequest =
+  | { method: 'GET'; installationId?: string }
+  | {
+      method: 'POST';
+      envelope: Envelope;
+      /** The installation the dispatch is for (egress and logs are recorded against it). */
+      installationId?: string;
+    };
+
+/** The headers and body of a dispatch as it goes over HTTP. */
+export async function wireRequest(
+  request: HostRequest,
+): Promise<{ method: 'GET' | 'POST'; headers: Record<string, string>; body?: Uint8Array }> {
+  if (request.method === 'GET') return { method: 'GET', headers: {} };
+  const encoded = await encodeEnvelope(request.envelope);
+  return { method: 'POST', headers: encoded.headers, body: encoded.body };
 }
 
 export interface HostResponse {

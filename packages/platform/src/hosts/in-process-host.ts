@@ -35,20 +35,17 @@ export class InProcessHost implements Host {
     const integration = this.integrations.get(bundle.name);
     if (integration === undefined) throw new HostError('startup', `${bundle.name} is not a built-in integration`);
     const started = performance.now();
-    const response = await integration.fetch(
-      new Request('http://integration.internal/v1', {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body ? { body: request.body as Uint8Array<ArrayBuffer> } : {}),
-      }),
-      this.bindings(),
-      {
-        waitUntil: (promise) => {
-          const tracked = promise.catch(() => {}).finally(() => this.pending.delete(tracked));
-          this.pending.add(tracked);
-        },
+    const executionContext = {
+      waitUntil: (promise: Promise<unknown>) => {
+        const tracked = promise.catch(() => {}).finally(() => this.pending.delete(tracked));
+        this.pending.add(tracked);
       },
-    );
+    };
+    // The envelope is handed over as objects: nothing to encode here or decode there.
+    const response =
+      request.method === 'GET'
+        ? Response.json(integration.descriptor)
+        : await integration.dispatch(request.envelope, this.bindings(), executionContext);
     const body = await readResponse(response);
     return {
       status: response.status,

@@ -45,12 +45,10 @@ async function envelope() {
     eventId: 'e',
     request: { method: 'POST', url: 'https://p.test/public', headers: [] },
   } as PlatformEvent;
-  const encoded = await encodeEnvelope({
-    event,
-    environment: { id: 'inst_1' } as never,
-    body: new TextEncoder().encode('hi'),
-  });
-  return { method: 'POST' as const, headers: encoded.headers, body: encoded.body };
+  return {
+    method: 'POST' as const,
+    envelope: { event, environment: { id: 'inst_1' } as never, body: new TextEncoder().encode('hi') },
+  };
 }
 
 describe('the remote host', () => {

@@ -7,6 +7,7 @@ import {
   type HostResponse,
   type IntegrationBundle,
   readResponse,
+  wireRequest,
 } from './host.js';
 
 export class RemoteHost implements Host {
@@ -19,11 +20,12 @@ export class RemoteHost implements Host {
     const url = `${bundle.endpoint.replace(/\/+$/, '')}/v1`;
     const started = performance.now();
     let response: Response;
+    const wire = await wireRequest(request);
     try {
       response = await fetch(url, {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body ? { body: request.body as Uint8Array<ArrayBuffer> } : {}),
+        method: wire.method,
+        headers: wire.headers,
+        ...(wire.body ? { body: wire.body as Uint8Array<ArrayBuffer> } : {}),
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -49,8 +49,7 @@ async function request(path: string, installationId = 'inst_1'): Promise<HostReq
     eventId: `e-${path}`,
     request: { method: 'GET', url: `https://p.test/public${path}`, headers: [] },
   } as PlatformEvent;
-  const encoded = await encodeEnvelope({ event, environment: environment as never });
-  return { method: 'POST', headers: encoded.headers, body: encoded.body, installationId };
+  return { method: 'POST', envelope: { event, environment: environment as never }, installationId };
 }
 
 const text = (body: Uint8Array) => new TextDecoder().decode(body);

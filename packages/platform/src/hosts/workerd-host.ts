@@ -28,6 +28,7 @@ import {
   type HostResponse,
   type IntegrationBundle,
   readResponse,
+  wireRequest,
   withTimeout,
 } from './host.js';
 import { processes } from './proc.js';
@@ -197,12 +198,13 @@ export class WorkerdHost implements Host {
     try {
       const answer = await withTimeout(
         (async () => {
+          const wire = await wireRequest(request);
           const response = await miniflare.dispatchFetch('http://integration.internal/v1', {
-            method: request.method,
-            headers: request.headers,
+            method: wire.method,
+            headers: wire.headers,
             // The integration's answer goes back as it is: a redirect is for the browser, not for us.
             redirect: 'manual',
-            ...(request.body ? { body: request.body as Uint8Array<ArrayBuffer> } : {}),
+            ...(wire.body ? { body: wire.body as Uint8Array<ArrayBuffer> } : {}),
           });
           return {
             response: response as unknown as Response,

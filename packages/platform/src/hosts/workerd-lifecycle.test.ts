@@ -69,8 +69,7 @@ async function request(path: string): Promise<HostRequest> {
     space_selection: { mode: 'all', spaces: [] },
     externalIds: [],
   };
-  const encoded = await encodeEnvelope({ event, environment: environment as never });
-  return { method: 'POST', headers: encoded.headers, body: encoded.body, installationId: 'inst_1' };
+  return { method: 'POST', envelope: { event, environment: environment as never }, installationId: 'inst_1' };
 }
 
 const text = (body: Uint8Array) => new TextDecoder().decode(body);

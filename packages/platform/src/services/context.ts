@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Write } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -6,6 +7,11 @@ import type { SecretBox } from './secret-box.js';
 export interface ServiceContext {
   db: Kysely<Database>;
   dialect: 'sqlite' | 'postgres';
+  /**
+   * Runs a write in the next shared transaction (group commit) and resolves once it has
+   * committed. The write must use only the transaction it is given.
+   */
+  write<T>(work: Write<T>): Promise<T>;
   box: SecretBox;
   now: () => number;
   /** Base URL under which installations' public endpoints live, e.g. `http://127.0.0.1:8787`. */

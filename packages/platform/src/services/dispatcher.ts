@@ -19,7 +19,7 @@
  * duration, error and the integration's logs.
  */
 import type { Manifest } from '@portico/manifest';
-import { encodeEnvelope, type IntegrationDescriptor, type PlatformEvent } from '@portico/runtime';
+import type { IntegrationDescriptor, PlatformEvent } from '@portico/runtime';
 import type { Insertable, Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Host, HostKind, HostResponse, IntegrationBundle } from '../hosts/host.js';
@@ -73,11 +73,11 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** Attempts before a dispatch is given up (default 5). */
   maxAttempts?: number;
-  /** Dispatches in flight on this node (default 32). */
+  /** Dispatches in flight on this node (default 64). */
   concurrency?: number;
-  /** Dispatches in flight per integration (default 8). */
+  /** Dispatches in flight per integration (default 16). */
   perIntegration?: number;
-  /** Dispatches in flight per installation (default 4). */
+  /** Dispatches in flight per installation (default 8). */
   perInstallation?: number;
   /** Circuit breaker: timeouts or crashes in a row before an integration is backed off (default 3). */
   breakerThreshold?: number;
@@ -98,9 +98,9 @@ export class Dispatcher {
   constructor(private readonly options: DispatcherOptions) {
     this.ctx = options.ctx;
     this.limits = {
-      concurrency: options.concurrency ?? 32,
-      integration: options.perIntegration ?? 8,
-      installation: options.perInstallation ?? 4,
+      concurrency: options.concurrency ?? 64,
+      integration: options.perIntegration ?? 16,
+      installation: options.perInstallation ?? 8,
     };
     this.breakers = new CircuitBreakers({
       now: () => this.ctx.now(),
@@ -122,11 +122,24 @@ export class Dispatcher {
     this.loop.start();
   }
 
-  /** Stops claiming and waits for the dispatches in flight. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits for the dispatches in flight, at most `graceMs` (then the caller
+   * closes the hosts, which ends the rest; their rows stay owed and go out again).
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.ctx.wake = () => {};
     await this.loop.stop();
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    const deadline = performance.now() + graceMs;
+    while (this.inFlight.size > 0 && performance.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise((r) => {
+          timer = setTimeout(r, Math.min(deadline - performance.now(), 2 ** 31 - 1));
+        }),
+      ]);
+      clearTimeout(timer);
+    }
   }
 
   /** Runs a pass now (or right after the one running). */
@@ -151,7 +164,7 @@ export class Dispatcher {
     body?: Uint8Array,
   ): Promise<HostResponse & { host: HostKind }> {
     const { host, response } = await this.call(installation, event, body);
-    await this.ctx.db.insertInto('dispatches').values(response.record).execute();
+    await this.ctx.write((trx) => trx.insertInto('dispatches').values(response.record).execute());
     if (response.error !== undefined) throw response.error;
     return { ...response.answer, host };
   }
@@ -163,7 +176,7 @@ export class Dispatcher {
     const descriptor =
       builtin ??
       (await this.hostFor(bundle)
-        .dispatch(bundle, { method: 'GET', headers: {} })
+        .dispatch(bundle, { method: 'GET' })
         .then((response) =>
           response.status === 200
             ? (JSON.parse(new TextDecoder().decode(response.body)) as IntegrationDescriptor)
@@ -240,11 +253,9 @@ export class Dispatcher {
     const started = performance.now();
     try {
       const environment = await buildEnvironment(this.ctx, installation, bundle);
-      const encoded = await encodeEnvelope({ event, environment, ...(body ? { body } : {}) });
       const answer = await host.dispatch(bundle, {
         method: 'POST',
-        headers: encoded.headers,
-        body: encoded.body,
+        envelope: { event, environment, ...(body ? { body } : {}) },
         installationId: installation.id,
       });
       return {
@@ -303,7 +314,7 @@ export class Dispatcher {
       }
       owed.push({ eventId: event.event_id, rows });
     }
-    await this.ctx.db.transaction().execute(async (trx) => {
+    await this.ctx.write(async (trx) => {
       // Another node may have routed some of them meanwhile: only those this one marks are written.
       const marked = await trx
         .updateTable('events')
@@ -377,7 +388,7 @@ export class Dispatcher {
       else probing.set(name, 1);
     }
     const postgres = this.ctx.dialect === 'postgres';
-    const chosen = await this.ctx.db.transaction().execute(async (trx) => {
+    const chosen = await this.ctx.write(async (trx) => {
       const candidates = await trx
         .selectFrom('outbox as o')
         .selectAll('o')
@@ -460,7 +471,7 @@ export class Dispatcher {
 
   private async dispatchRow(row: OutboxRow) {
     const settle = (outcome: string, record?: Insertable<Database['dispatches']>) =>
-      this.ctx.db.transaction().execute(async (trx) => {
+      this.ctx.write(async (trx) => {
         if (record) await trx.insertInto('dispatches').values(record).execute();
         await trx
           .updateTable('outbox')
@@ -509,7 +520,7 @@ export class Dispatcher {
     if (attempts >= (this.options.maxAttempts ?? 5)) {
       return settle(`failed after ${attempts} attempts: ${failure}`, record);
     }
-    await this.ctx.db.transaction().execute(async (trx) => {
+    await this.ctx.write(async (trx) => {
       await trx.insertInto('dispatches').values(record).execute();
       await trx
         .updateTable('outbox')

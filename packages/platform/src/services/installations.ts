@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Manifest } from '@portico/manifest';
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import { requireMember } from './auth.js';
@@ -74,9 +74,26 @@ export function publicEndpointOf(ctx: ServiceContext, id: string): string {
   return `${ctx.publicUrl}/v1/installations/${id}/public`;
 }
 
+/**
+ * Selections by organization installation and the time it last changed: every change below it
+ * (a place installed or removed) also changes its `updated_at`, so an entry is right on every node.
+ */
+const selectionCache = new Map<string, Selections>();
+const MAX_CACHED_SELECTIONS = 10_000;
+
 /** The selections of an organization installation (undefined for space and site installations). */
 export async function selectionsOf(db: Kysely<Database>, row: Row): Promise<Selections | undefined> {
   if (row.target_type !== 'organization') return undefined;
+  const key = `${row.id}@${row.updated_at}@${row.space_selection}@${row.site_selection}`;
+  const cached = selectionCache.get(key);
+  if (cached !== undefined) return structuredClone(cached);
+  const selections = await readSelections(db, row);
+  if (selectionCache.size >= MAX_CACHED_SELECTIONS) selectionCache.clear();
+  selectionCache.set(key, selections);
+  return structuredClone(selections);
+}
+
+async function readSelections(db: Kysely<Database>, row: Row): Promise<Selections> {
   const listed = (kind: 'space' | 'site') =>
     row[`${kind}_selection`] === 'all'
       ? Promise.resolve(undefined)
@@ -241,7 +258,23 @@ export async function insertInstallation(
 
 /** Marks an installation changed (its selection is derived from the installations below it). */
 async function touch(trx: Transaction<Database>, id: string, at: number) {
-  await trx.updateTable('installations').set({ updated_at: at }).where('id', '=', id).execute();
+  await trx.updateTable('installations').set(laterThan(at)).where('id', '=', id).execute();
+}
+
+/**
+ * `updated_at` set to `at`, or one more than it was when that is not later: every change gives a
+ * new value, which the selection cache keys on.
+ */
+export function laterThan(at: number) {
+  return {
+    updated_at: (eb: ExpressionBuilder<Database, 'installations'>) =>
+      eb
+        .case()
+        .when('updated_at', '>=', at)
+        .then(eb('updated_at', '+', 1))
+        .else(at)
+        .end(),
+  };
 }
 
 /** Records a status change with its time and cause. */
@@ -447,7 +480,7 @@ export async function uninstall(ctx: ServiceContext, principal: Principal, id: s
       await trx
         .updateTable('installations')
         .set(row.target_type === 'space' ? { space_selection: 'selected' } : { site_selection: 'selected' })
-        .set({ updated_at: now })
+        .set(laterThan(now))
         .where('id', '=', row.parent_id)
         .execute();
     }

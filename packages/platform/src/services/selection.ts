@@ -15,6 +15,7 @@ import {
   fullView,
   type InstallationView,
   insertInstallation,
+  laterThan,
   removeInstallations,
 } from './installations.js';
 import { loadIntegration } from './integrations.js';
@@ -112,7 +113,7 @@ export async function setSelection(
       await trx
         .updateTable('installations')
         .set(kind === 'space' ? { space_selection: mode } : { site_selection: mode })
-        .set({ updated_at: now })
+        .set(laterThan(now))
         .where('id', '=', id)
         .execute();
     }

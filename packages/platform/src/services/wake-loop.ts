@@ -34,20 +34,18 @@ export class WakeLoop {
 
   wake(): void {
     if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
+    this.again = true;
+    if (this.running) return;
     clearTimeout(this.timer);
     this.running = (async () => {
-      do {
+      while (this.again && !this.stopped) {
         this.again = false;
         try {
           await this.run();
         } catch (error) {
           this.onError(error);
         }
-      } while (this.again && !this.stopped);
+      }
       if (this.stopped) return;
       let delay: number;
       try {
@@ -59,6 +57,8 @@ export class WakeLoop {
       if (!this.stopped) this.timer = setTimeout(() => this.wake(), delay);
     })().finally(() => {
       this.running = undefined;
+      // A wake that came while the run was ending (or the delay was computed) is not lost.
+      if (this.again) this.wake();
     });
   }
 }

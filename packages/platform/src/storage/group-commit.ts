@@ -1,0 +1,93 @@
+/**
+ * Group commit: writes that arrive while a transaction is committing wait for the next one and
+ * share it, so a burst of events, dispatch results and delivery attempts costs one commit (one
+ * fsync on SQLite, one WAL flush on PostgreSQL) instead of one each. Each write runs in its own
+ * savepoint: one that fails is rolled back alone and rejects alone; the others commit. A write is
+ * acknowledged (its promise resolves) only after the commit that holds it succeeded; if that
+ * commit fails, every write in it rejects.
+ *
+ * A write must use only the transaction it is given: on SQLite, a query through the database
+ * itself would wait for the connection this transaction holds.
+ */
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
+
+interface Job {
+  work: Write<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+export class GroupCommit {
+  private queue: Job[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Most writes one transaction takes. */
+    private readonly maxBatch = 500,
+  ) {}
+
+  /** Runs `work` in the next shared transaction; resolves with its result once that has committed. */
+  run<T>(work: Write<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.flushing ??= this.flush().finally(() => {
+        this.flushing = undefined;
+      });
+    });
+  }
+
+  /** Waits until every write queued so far has committed (or failed). */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    // Let the writes of this turn of the event loop join the first transaction.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+      try {
+        await this.db.transaction().execute(async (trx) => {
+          if (batch.length === 1) {
+            outcomes.push(await settle((batch[0] as Job).work(trx)));
+            // A lone write that fails fails its transaction as it would on its own.
+            if (!outcomes[0]?.ok) throw (outcomes[0] as { error: unknown }).error;
+            return;
+          }
+          for (const job of batch) {
+            await sql`savepoint portico_write`.execute(trx);
+            const outcome = await settle(job.work(trx));
+            if (!outcome.ok) await sql`rollback to savepoint portico_write`.execute(trx);
+            await sql`release savepoint portico_write`.execute(trx);
+            outcomes.push(outcome);
+          }
+        });
+      } catch (error) {
+        // The commit failed (or the lone write did): nothing in this batch was written.
+        for (const [i, job] of batch.entries()) {
+          const outcome = outcomes[i];
+          job.reject(outcome && !outcome.ok ? outcome.error : error);
+        }
+        continue;
+      }
+      for (const [i, job] of batch.entries()) {
+        const outcome = outcomes[i] as (typeof outcomes)[number];
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.error);
+      }
+    }
+  }
+}
+
+async function settle<T>(work: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await work };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
