@@ -283,6 +283,55 @@ describe.each(backends)('routing and selection on $name', (backend) => {
     await ada('POST', `/v1/installations/${org}/resume`);
   });
 
+  it('POST /v1/events/batch answers each event as the single route would, and routes the accepted ones', async () => {
+    await emit({ type: 'space_content_updated', spaceId: 's1', revisionId: 'r', eventId: 'batch-old' });
+    await settled();
+    seen.length = 0;
+    const answer = await admin('POST', '/v1/events/batch', {
+      events: [
+        { type: 'space_content_updated', spaceId: 's1', revisionId: 'r', eventId: 'batch-1' },
+        { type: 'space_content_updated', spaceId: 's1', revisionId: 'r', eventId: 'batch-old' },
+        { type: 'space_content_updated', spaceId: 's1', revisionId: 'r', eventId: 'batch-1' },
+        { type: 'space_content_updated', spaceId: 's1', revisionId: 'r', eventId: 'batch-2', colour: 'red' },
+        { type: 'space_content_updated', spaceId: 'nowhere', revisionId: 'r', eventId: 'batch-3' },
+        { type: 'space_content_updated', spaceId: 's1', revisionId: 'r' },
+      ],
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    const [fresh, old, again, invalid, unknown, generated] = answer.body.results;
+    expect([fresh, old, again]).toEqual([
+      { eventId: 'batch-1', duplicate: false },
+      { eventId: 'batch-old', duplicate: true },
+      { eventId: 'batch-1', duplicate: true },
+    ]);
+    expect(invalid.error).toEqual({
+      code: 'invalid_event',
+      message: expect.stringMatching(/unknown field `colour` in events\.3/),
+    });
+    expect(unknown.error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/the space nowhere/) });
+    expect(generated).toEqual({ eventId: expect.stringMatching(/^evt_/), duplicate: false });
+    const got = await settled();
+    expect(
+      got
+        .filter((s) => s.integration === 'alpha')
+        .map((s) => s.event.eventId)
+        .sort(),
+    ).toEqual(['batch-1', generated.eventId].sort());
+    // Too many, or not the operator: refused whole.
+    const tooMany = await admin('POST', '/v1/events/batch', {
+      events: Array.from({ length: 1001 }, (_, i) => ({ type: 'space_view', spaceId: 's1', eventId: `many-${i}` })),
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.message).toMatch(/events/);
+    expect((await ada('POST', '/v1/events/batch', { events: [{ type: 'space_view', spaceId: 's1' }] })).status).toBe(
+      403,
+    );
+    expect(
+      (await platform.ctx.db.selectFrom('events').select('event_id').where('event_id', 'like', 'many-%').execute())
+        .length,
+    ).toBe(0);
+  });
+
   async function orgInstallationOf(integration: string): Promise<string> {
     const row = await platform.ctx.db
       .selectFrom('installations')

@@ -16,7 +16,7 @@ import { authenticate, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import type { Dispatcher } from '../services/dispatcher.js';
-import { ingestEvent } from '../services/events.js';
+import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import {
   authorizedInstallation,
   getInstallation,
@@ -90,7 +90,7 @@ export function createApp(options: AppOptions) {
 
   app.use('*', async (c, next) => {
     const limit =
-      c.req.path === '/v1/integrations'
+      c.req.path === '/v1/integrations' || c.req.path === '/v1/events/batch'
         ? PUBLISH_BODY_LIMIT_BYTES
         : PUBLIC_PATH.test(c.req.path)
           ? PUBLIC_BODY_LIMIT_BYTES
@@ -412,6 +412,46 @@ export function createApp(options: AppOptions) {
     async (c) => {
       requireAdmin(await principal(c));
       return c.json(await ingestEvent(ctx, c.req.valid('json')), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/events/batch',
+      summary: `Ingest up to ${S.MAX_BATCH_EVENTS} events at once (operator): each is checked, persisted and answered as the single route would; an invalid one gets its own error`,
+      tags: tags.events,
+      security: bearer,
+      request: { body: jsonBody(S.EventBatchInput) },
+      responses: { 202: jsonAnswer(S.EventBatchResult), ...errorResponses },
+    }),
+    async (c) => {
+      requireAdmin(await principal(c));
+      const { events } = c.req.valid('json');
+      const checked = events.map((event, index) => {
+        const parsed = S.EventInput.safeParse(event);
+        return parsed.success
+          ? { event: parsed.data }
+          : {
+              error: new ApiError(
+                400,
+                'invalid_event',
+                describeValidationError(`events.${index}`, parsed.error).replace(/^invalid request: /, ''),
+              ),
+            };
+      });
+      const accepted = await ingestEvents(
+        ctx,
+        checked.flatMap((c) => (c.event !== undefined ? [c.event as IncomingEvent] : [])),
+      );
+      let next = 0;
+      const results = checked.map((c) => {
+        const result = 'event' in c ? accepted[next++] : c;
+        return result && 'error' in result
+          ? { error: { code: result.error.code, message: result.error.message } }
+          : (result as { eventId: string; duplicate: boolean });
+      });
+      return c.json({ results }, 202);
     },
   );
 

@@ -212,6 +212,27 @@ export const EventInput = z
 
 export const EventAccepted = z.object({ eventId: z.string(), duplicate: z.boolean() }).openapi('EventAccepted');
 
+/** Most events one batch may carry. */
+export const MAX_BATCH_EVENTS = 1000;
+
+export const EventBatchInput = z
+  .strictObject({
+    // Each event is checked on its own (an invalid one gets its own error), so any object is taken here.
+    events: z
+      .array(z.record(z.string(), z.unknown()).openapi({ $ref: '#/components/schemas/EventInput' } as never))
+      .min(1)
+      .max(MAX_BATCH_EVENTS),
+  })
+  .openapi('EventBatchInput');
+
+export const EventBatchResult = z
+  .object({
+    results: z.array(
+      z.union([EventAccepted, z.object({ error: z.object({ code: z.string(), message: z.string() }) })]),
+    ),
+  })
+  .openapi('EventBatchResult', { description: 'One result per event, in the order sent' });
+
 export const RenderInput = z
   .strictObject({
     props: z.record(z.string(), z.unknown()).optional(),

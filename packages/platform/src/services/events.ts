@@ -1,6 +1,7 @@
 /** Platform events in: persisted first (idempotent on eventId), acknowledged, routed afterwards. */
 import { randomBytes } from 'node:crypto';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
+import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
 import { SITE_EVENTS } from './dispatcher.js';
 
@@ -34,28 +35,74 @@ async function requirePlace(ctx: ServiceContext, kind: 'space' | 'site', id: str
   known.add(key);
 }
 
-export async function ingestEvent(
-  ctx: ServiceContext,
-  input: IncomingEvent,
-): Promise<{ eventId: string; duplicate: boolean }> {
-  const site = SITE_EVENTS.has(input.type);
-  await requirePlace(ctx, site ? 'site' : 'space', String(site ? input.siteId : input.spaceId));
-  const eventId = input.eventId ?? `evt_${randomBytes(12).toString('hex')}`;
-  const payload = { ...input, eventId };
-  const inserted = await ctx.write((trx) =>
-    trx
-      .insertInto('events')
-      .values({
-        event_id: eventId,
-        type: input.type,
-        payload: JSON.stringify(payload),
-        received_at: ctx.now(),
-        routed_at: null,
-      })
-      .onConflict((oc) => oc.column('event_id').doNothing())
-      .executeTakeFirst(),
-  );
-  const duplicate = Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0;
-  if (!duplicate) ctx.wake();
-  return { eventId, duplicate };
+export interface Accepted {
+  eventId: string;
+  duplicate: boolean;
 }
+
+export async function ingestEvent(ctx: ServiceContext, input: IncomingEvent): Promise<Accepted> {
+  const [result] = await ingestEvents(ctx, [input]);
+  if (result === undefined || 'error' in result) throw (result as { error: ApiError }).error;
+  return result;
+}
+
+/**
+ * Persists events in one write (each idempotent on its eventId: one seen before, or earlier in
+ * the same batch, is a duplicate), acknowledged once committed. An event whose place does not
+ * exist gets its own error and changes nothing; the others are accepted.
+ */
+export async function ingestEvents(
+  ctx: ServiceContext,
+  inputs: IncomingEvent[],
+): Promise<(Accepted | { error: ApiError })[]> {
+  const results: (Accepted | { error: ApiError } | undefined)[] = [];
+  const rows: Database['events'][] = [];
+  const now = ctx.now();
+  for (const input of inputs) {
+    const site = SITE_EVENTS.has(input.type);
+    try {
+      await requirePlace(ctx, site ? 'site' : 'space', String(site ? input.siteId : input.spaceId));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      results.push({ error });
+      continue;
+    }
+    const eventId = input.eventId ?? `evt_${randomBytes(12).toString('hex')}`;
+    rows.push({
+      event_id: eventId,
+      type: input.type,
+      payload: JSON.stringify({ ...input, eventId }),
+      received_at: now,
+      routed_at: null,
+    });
+    results.push(undefined);
+  }
+  const inserted = new Set<string>();
+  if (rows.length > 0) {
+    await ctx.write(async (trx) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        const stored = await trx
+          .insertInto('events')
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .onConflict((oc) => oc.column('event_id').doNothing())
+          .returning('event_id')
+          .execute();
+        for (const { event_id } of stored) inserted.add(event_id);
+      }
+    });
+  }
+  let next = 0;
+  const answered = new Set<string>();
+  const out = results.map((result) => {
+    if (result !== undefined) return result;
+    const eventId = (rows[next++] as Database['events']).event_id;
+    const duplicate = !inserted.has(eventId) || answered.has(eventId);
+    answered.add(eventId);
+    return { eventId, duplicate };
+  });
+  if (inserted.size > 0) ctx.wake();
+  return out;
+}
+
+/** Rows per INSERT statement (well under SQLite's limit on bound parameters). */
+const INSERT_CHUNK = 500;

@@ -23,6 +23,8 @@ interface Job {
 export class GroupCommit {
   private queue: Job[] = [];
   private flushing: Promise<void> | undefined;
+  /** Transactions committed (or tried) so far, for tests and benchmarks. */
+  transactions = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -34,9 +36,16 @@ export class GroupCommit {
   run<T>(work: Write<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      this.flushing ??= this.flush().finally(() => {
-        this.flushing = undefined;
-      });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing) return;
+    this.flushing = this.flush().finally(() => {
+      this.flushing = undefined;
+      // A write queued after the last look at the queue, but before this, is not left behind.
+      if (this.queue.length > 0) this.kick();
     });
   }
 
@@ -51,6 +60,7 @@ export class GroupCommit {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+      this.transactions++;
       try {
         await this.db.transaction().execute(async (trx) => {
           if (batch.length === 1) {

@@ -1,0 +1,92 @@
+/** Group commit on SQLite and PostgreSQL: shared transactions, failures kept apart, acknowledged after commit. */
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { backends } from '../test-support/backends.js';
+import { openDatabase } from './database.js';
+import { GroupCommit } from './group-commit.js';
+import { migrate } from './migrate.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe.each(backends)('group commit on $name', (backend) => {
+  async function fresh() {
+    const { config, cleanup } = await backend.fresh();
+    const database = openDatabase({ url: config.databaseUrl, sqliteFile: `${config.dataDir}/portico.db` });
+    cleanups.push(cleanup, () => database.close());
+    await migrate(database);
+    /** Organization ids another connection sees: what is committed. */
+    const committed = async (): Promise<string[]> => {
+      if (config.databaseUrl) {
+        const client = new pg.Client({ connectionString: config.databaseUrl });
+        await client.connect();
+        const { rows } = await client.query('select id from organizations order by id');
+        await client.end();
+        return rows.map((r) => r.id);
+      }
+      const other = new SQLite(`${config.dataDir}/portico.db`, { readonly: true });
+      const rows = other.prepare('select id from organizations order by id').all() as { id: string }[];
+      other.close();
+      return rows.map((r) => r.id);
+    };
+    return { database, committed, writes: new GroupCommit(database.db) };
+  }
+
+  const org = (id: string) => ({ id, title: id, subdomain: null, created_at: 0 });
+
+  it('lets writes that arrive together share a transaction; each is committed when it resolves', async () => {
+    const { database, committed, writes } = await fresh();
+    const ids = Array.from({ length: 200 }, (_, i) => `org-${String(i).padStart(3, '0')}`);
+    const seenAtResolve: boolean[] = [];
+    await Promise.all(
+      ids.map((id) =>
+        writes
+          .run((trx) => trx.insertInto('organizations').values(org(id)).execute())
+          .then(async () => {
+            const row = await database.db
+              .selectFrom('organizations')
+              .select('id')
+              .where('id', '=', id)
+              .executeTakeFirst();
+            seenAtResolve.push(row !== undefined);
+          }),
+      ),
+    );
+    expect(seenAtResolve.every(Boolean)).toBe(true);
+    expect(await committed()).toEqual(ids);
+    expect(writes.transactions).toBeLessThan(20);
+  });
+
+  it('rolls back a failing write alone; the others in its transaction commit', async () => {
+    const { committed, writes } = await fresh();
+    await writes.run((trx) => trx.insertInto('organizations').values(org('taken')).execute());
+    const results = await Promise.allSettled(
+      ['a', 'taken', 'b'].map((id) =>
+        writes.run(async (trx) => {
+          await trx
+            .insertInto('organizations')
+            .values(org(`${id}-first`))
+            .execute();
+          await trx.insertInto('organizations').values(org(id)).execute();
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // The failing write's first insert went with it.
+    expect(await committed()).toEqual(['a', 'a-first', 'b', 'b-first', 'taken']);
+  });
+
+  it('rejects a lone failing write and stores none of it', async () => {
+    const { committed, writes } = await fresh();
+    await expect(
+      writes.run(async (trx) => {
+        await trx.insertInto('organizations').values(org('half')).execute();
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await committed()).toEqual([]);
+  });
+});
