@@ -21,3 +21,11 @@ export const unauthorized = (message = 'send a valid token: Authorization: Beare
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} does not exist`);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
+/** This node no longer holds a row's lease: what it did is rolled back and the new holder's work stands. */
+export class LeaseLost extends Error {
+  constructor(id: string) {
+    super(`the lease on ${id} ran out before its result was written; the node that took it over writes the result`);
+    this.name = 'LeaseLost';
+  }
+}

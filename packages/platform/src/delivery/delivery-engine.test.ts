@@ -62,6 +62,61 @@ describe('the retry schedule on a controllable clock', () => {
   });
 });
 
+describe('a lease that runs out during an attempt', () => {
+  let world: WebhookWorld;
+  const receiver = new ScriptedReceiver();
+  beforeAll(async () => {
+    await receiver.start();
+    world = await startWebhookWorld(backends[0] as (typeof backends)[number]);
+    await world.platform.deliveries.stop(); // this test drives its own engine
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    await receiver.close();
+  });
+
+  it('drops the late result: the node that took the delivery over writes it', async () => {
+    const engine = new DeliveryEngine({
+      ctx: world.platform.ctx,
+      allowPrivateNetwork: true,
+      userAgent: 'test',
+      timeoutMs: 1000,
+    });
+    const url = receiver.script('/slow', ['hang']);
+    const { body } = await client(world.platform.url, world.spaceToken)(
+      'POST',
+      `/v1/installations/${world.space}/deliveries`,
+      {
+        url,
+        eventId: 'evt_lease',
+        type: 'test',
+        payload: { eventId: 'evt_lease' },
+      },
+    );
+    const running = engine.runDue();
+    await until('the attempt at the receiver', () => (receiver.at('/slow').length > 0 ? true : undefined));
+    // Another node's claim: this node stalled past its lease.
+    await world.platform.ctx.db
+      .updateTable('deliveries')
+      .set({ claimed_until: 42 })
+      .where('id', '=', body.id)
+      .execute();
+    expect(await running).toBe(1);
+    const row = await world.platform.ctx.db
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'pending', attempts: 0, claimed_until: 42 });
+    const attempts = await world.platform.ctx.db
+      .selectFrom('delivery_attempts')
+      .select('id')
+      .where('delivery_id', '=', body.id)
+      .execute();
+    expect(attempts).toEqual([]);
+  });
+});
+
 describe.each(backends)('a chaos receiver on $name', (backend) => {
   let world: WebhookWorld;
   const receiver = new ScriptedReceiver();

@@ -17,6 +17,7 @@
 import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
 import type { Selectable, Transaction } from 'kysely';
 import type { Logger } from 'pino';
+import { LeaseLost } from '../errors.js';
 import type { ServiceContext } from '../services/context.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import type { Database } from '../storage/schema.js';
@@ -148,10 +149,13 @@ export class DeliveryEngine {
         .execute();
       const firsts = retries.length < room ? await this.admit(trx, room - retries.length, now) : [];
       const rows = [...retries, ...firsts];
+      const lease = now + this.leaseMs;
+      // Each row carries its lease: results are written only while this node still holds it.
+      for (const row of rows) row.claimed_until = lease;
       if (rows.length > 0) {
         await trx
           .updateTable('deliveries')
-          .set({ claimed_until: now + this.leaseMs })
+          .set({ claimed_until: lease })
           .where(
             'id',
             'in',
@@ -163,7 +167,11 @@ export class DeliveryEngine {
     });
     for (const row of claimed) {
       const attempt = this.attempt(row)
-        .catch((error) => this.options.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed'))
+        .catch((error) =>
+          error instanceof LeaseLost
+            ? this.options.logger?.warn({ delivery: row.id }, error.message)
+            : this.options.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed'),
+        )
         .finally(() => {
           this.inFlight.delete(attempt);
           this.loop.wake();
@@ -337,7 +345,12 @@ export class DeliveryEngine {
           updated_at: finished,
         })
         .where('id', '=', row.id)
-        .execute();
+        .where('claimed_until', '=', row.claimed_until)
+        .executeTakeFirst()
+        .then((updated) => {
+          // Another node took the delivery over (this one stalled past its lease): its result stands.
+          if (Number(updated.numUpdatedRows) === 0) throw new LeaseLost(row.id);
+        });
     });
   }
 }

@@ -20,8 +20,9 @@
  */
 import type { Manifest } from '@portico/manifest';
 import type { IntegrationDescriptor, PlatformEvent } from '@portico/runtime';
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Logger } from 'pino';
+import { LeaseLost } from '../errors.js';
 import type { Host, HostKind, HostResponse, IntegrationBundle } from '../hosts/host.js';
 import { HostError } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
@@ -433,10 +434,13 @@ export class Dispatcher {
         byIntegration.set(row.integration_name, (byIntegration.get(row.integration_name) ?? 0) + 1);
         taken.push(row);
       }
+      const lease = now + (this.options.leaseMs ?? 30_000);
+      // Each row carries its lease: results are written only while this node still holds it.
+      for (const row of taken) row.claimed_until = lease;
       if (taken.length > 0) {
         await trx
           .updateTable('outbox')
-          .set({ claimed_until: now + (this.options.leaseMs ?? 30_000) })
+          .set({ claimed_until: lease })
           .where(
             'id',
             'in',
@@ -459,7 +463,11 @@ export class Dispatcher {
     count(this.perInstallation, row.installation_id, 1);
     count(this.perIntegration, row.integration_name, 1);
     const dispatch = this.dispatchRow(row)
-      .catch((error) => this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed'))
+      .catch((error) =>
+        error instanceof LeaseLost
+          ? this.options.logger?.warn({ outbox: row.id }, error.message)
+          : this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed'),
+      )
       .finally(() => {
         this.inFlight.delete(dispatch);
         count(this.perInstallation, row.installation_id, -1);
@@ -470,14 +478,20 @@ export class Dispatcher {
   }
 
   private async dispatchRow(row: OutboxRow) {
+    /** Writes the row's result only while this node still holds its lease. */
+    const owned = async (update: UpdateQueryBuilder<Database, 'outbox', 'outbox', UpdateResult>) => {
+      const result = await update.where('claimed_until', '=', row.claimed_until).executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) throw new LeaseLost(`outbox row ${row.id}`);
+    };
     const settle = (outcome: string, record?: Insertable<Database['dispatches']>) =>
       this.ctx.write(async (trx) => {
         if (record) await trx.insertInto('dispatches').values(record).execute();
-        await trx
-          .updateTable('outbox')
-          .set({ dispatched_at: this.ctx.now(), outcome, claimed_until: null })
-          .where('id', '=', row.id)
-          .execute();
+        await owned(
+          trx
+            .updateTable('outbox')
+            .set({ dispatched_at: this.ctx.now(), outcome, claimed_until: null })
+            .where('id', '=', row.id),
+        );
       });
     const installation = await this.ctx.db
       .selectFrom('installations')
@@ -522,16 +536,17 @@ export class Dispatcher {
     }
     await this.ctx.write(async (trx) => {
       await trx.insertInto('dispatches').values(record).execute();
-      await trx
-        .updateTable('outbox')
-        .set({
-          attempts,
-          available_at: Math.max(waitUntil, this.ctx.now() + 1000 * 2 ** (attempts - 1)),
-          claimed_until: null,
-          outcome: `retrying: ${failure}`,
-        })
-        .where('id', '=', row.id)
-        .execute();
+      await owned(
+        trx
+          .updateTable('outbox')
+          .set({
+            attempts,
+            available_at: Math.max(waitUntil, this.ctx.now() + 1000 * 2 ** (attempts - 1)),
+            claimed_until: null,
+            outcome: `retrying: ${failure}`,
+          })
+          .where('id', '=', row.id),
+      );
     });
   }
 
