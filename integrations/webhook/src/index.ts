@@ -130,6 +130,17 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
           : 'The secret could not be rotated.';
         return { state: { ...state, revealed: response.ok, message } };
       }
+      case 'enable': {
+        const id = typeof action.endpoint === 'string' ? action.endpoint : '';
+        const response = await context.api.request(
+          `/v1/installations/${encodeURIComponent(environment.id)}/endpoints/${encodeURIComponent(id)}/enable`,
+          { method: 'POST' },
+        );
+        const message = response.ok
+          ? 'Deliveries go to the URL again. Redeliver what failed while it was disabled from the delivery log.'
+          : 'The URL could not be enabled.';
+        return { state: { ...state, message } };
+      }
       case 'test': {
         const url = environment.configuration.url;
         if (typeof url !== 'string' || url === '') return { state: { ...state, message: 'Save a webhook URL first.' } };
@@ -177,6 +188,25 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
       });
     }
     children.push({ type: 'button', label: 'Save', style: 'primary', onPress: { action: 'save' } });
+    // A URL that failed every attempt for days is disabled by the platform: say so, and offer to enable it.
+    const endpoints = await context.api.request(`/v1/installations/${encodeURIComponent(environment.id)}/endpoints`);
+    const disabled = endpoints.ok
+      ? (
+          (await endpoints.json()) as { id: string; url: string; state: string; disabledReason: string | null }[]
+        ).filter((e) => e.state === 'disabled')
+      : [];
+    for (const endpoint of disabled) {
+      children.push({
+        type: 'markdown',
+        content: `**Deliveries to ${endpoint.url} are disabled:** ${endpoint.disabledReason ?? 'every attempt failed'}`,
+      });
+      children.push({
+        type: 'button',
+        label: 'Enable deliveries',
+        style: 'primary',
+        onPress: { action: 'enable', endpoint: endpoint.id },
+      });
+    }
     children.push({ type: 'divider' });
     const secretResponse = state.revealed
       ? await context.api.request(`/v1/installations/${encodeURIComponent(environment.id)}/signing-secret`)

@@ -18,7 +18,9 @@ describe('the webhook configuration component', () => {
   const receiver = new ScriptedReceiver();
   beforeAll(async () => {
     await receiver.start();
-    world = await startWebhookWorld(backends[0] as (typeof backends)[number]);
+    world = await startWebhookWorld(backends[0] as (typeof backends)[number], {
+      tuning: { endpointDisableAfterMs: 1000 },
+    });
   }, 60_000);
   afterAll(async () => {
     await world?.close();
@@ -81,5 +83,24 @@ describe('the webhook configuration component', () => {
       return list.includes('delivered') ? list : undefined;
     });
     expect(listed).toMatch(/- delivered · webhook_test · `test_[\w-]+` · 1 attempt\(s\), last answer 200/);
+  }, 30_000);
+
+  it('says when the platform disabled the URL, and enables it again', async () => {
+    const url = receiver.script('/failing', [500]);
+    await render(world.site, { state: { url, site_view: true }, action: { action: 'save' } });
+    await render(world.site, { action: { action: 'test' } });
+    const warned = await until(
+      'the disabled warning',
+      async () => {
+        const tree = flatten((await render(world.site)).element);
+        return tree.some((n) => n.content?.startsWith(`**Deliveries to ${url} are disabled:**`)) ? tree : undefined;
+      },
+      10_000,
+    );
+    const button = warned.find((n) => n.label === 'Enable deliveries') as Tree & { onPress: Record<string, unknown> };
+    expect(button.onPress).toMatchObject({ action: 'enable', endpoint: expect.stringMatching(/^ep_/) });
+    const enabled = await render(world.site, { action: button.onPress });
+    expect(enabled.state.message).toMatch(/^Deliveries go to the URL again/);
+    expect(flatten(enabled.element).some((n) => n.label === 'Enable deliveries')).toBe(false);
   }, 30_000);
 });
