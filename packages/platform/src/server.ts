@@ -68,7 +68,12 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     await database.close();
     throw error;
   }
-  const writes = new GroupCommit(database.db);
+  // PostgreSQL: a few transactions side by side (each statement is a round trip), each under its
+  // 64-subtransaction cache; SQLite: one at a time (its writes take turns anyway).
+  const writes = new GroupCommit(
+    database.db,
+    database.dialect === 'postgres' ? { maxBatch: 48, parallel: 4 } : { maxBatch: 500, parallel: 1 },
+  );
   const ctx: ServiceContext = {
     db: database.db,
     dialect: database.dialect,

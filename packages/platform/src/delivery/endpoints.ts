@@ -77,6 +77,10 @@ export async function endpointFor(
   return created;
 }
 
+/** When this node last wrote a success per endpoint; a failure (here) clears it, so the next success is written at once. */
+const successWritten = new Map<string, number>();
+const SUCCESS_WRITE_INTERVAL_MS = 5000;
+
 export interface AttemptHealth {
   /** Set when the endpoint is disabled (by this attempt or before it): the delivery ends failed with it. */
   disabledReason: string | undefined;
@@ -95,6 +99,13 @@ export async function recordAttempt(
   disableAfterMs: number,
 ): Promise<AttemptHealth> {
   if (outcome.ok) {
+    // A healthy endpoint's row is written at most every few seconds (every attempt to it would
+    // otherwise queue on that one row): `last_success_at` is that fresh.
+    if ((successWritten.get(endpointId) ?? Number.NEGATIVE_INFINITY) > outcome.at - SUCCESS_WRITE_INTERVAL_MS) {
+      return { disabledReason: undefined, disabledNow: false };
+    }
+    if (successWritten.size >= 100_000) successWritten.clear();
+    successWritten.set(endpointId, outcome.at);
     const row = await trx
       .updateTable('endpoints')
       .set({
@@ -108,6 +119,7 @@ export async function recordAttempt(
       .executeTakeFirst();
     return { disabledReason: row?.disabled_reason ?? undefined, disabledNow: false };
   }
+  successWritten.delete(endpointId);
   const row = await trx
     .updateTable('endpoints')
     .set((eb) => ({

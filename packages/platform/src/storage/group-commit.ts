@@ -22,15 +22,25 @@ interface Job {
 
 export class GroupCommit {
   private queue: Job[] = [];
-  private flushing: Promise<void> | undefined;
+  private readonly flushing = new Set<Promise<void>>();
   /** Transactions committed (or tried) so far, for tests and benchmarks. */
   transactions = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
-    /** Most writes one transaction takes. */
-    private readonly maxBatch = 500,
-  ) {}
+    options: {
+      /** Most writes one transaction takes (on PostgreSQL keep it under 64: each is a subtransaction). */
+      maxBatch?: number;
+      /** Transactions committing at once (1 on SQLite, whose writes take turns anyway). */
+      parallel?: number;
+    } = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 500;
+    this.parallel = options.parallel ?? 1;
+  }
+
+  private readonly maxBatch: number;
+  private readonly parallel: number;
 
   /** Runs `work` in the next shared transaction; resolves with its result once that has committed. */
   run<T>(work: Write<T>): Promise<T> {
@@ -41,23 +51,25 @@ export class GroupCommit {
   }
 
   private kick(): void {
-    if (this.flushing) return;
-    this.flushing = this.flush().finally(() => {
-      this.flushing = undefined;
+    if (this.flushing.size >= this.parallel || this.queue.length === 0) return;
+    const flushing: Promise<void> = this.flush().finally(() => {
+      this.flushing.delete(flushing);
       // A write queued after the last look at the queue, but before this, is not left behind.
-      if (this.queue.length > 0) this.kick();
+      this.kick();
     });
+    this.flushing.add(flushing);
   }
 
   /** Waits until every write queued so far has committed (or failed). */
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.flushing.size > 0) await Promise.allSettled([...this.flushing]);
   }
 
   private async flush(): Promise<void> {
     // Let the writes of this turn of the event loop join the first transaction.
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
+      if (this.queue.length > this.maxBatch) this.kick();
       const batch = this.queue.splice(0, this.maxBatch);
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
       this.transactions++;
