@@ -1,98 +1,154 @@
-// Delivery benchmarks: events in through the API, signed deliveries acknowledged by the verifying
-// reference receiver, next to the ceiling: the same HTTP client posting the same bodies straight
-// to the same receiver. Then latency from ingest to receipt at a steady rate, and the server's memory.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { postWebhook } from '@portico/platform';
-import { sign } from '@portico/webhooks';
+// Delivery benchmarks: events in through the API (one per request, and in batches), signed
+// deliveries acknowledged by the verifying reference receiver, next to the ceiling: the same HTTP
+// client posting the same bodies straight to the same receiver. Then latency from ingest to
+// receipt at a steady rate, the highest steady rate without a growing backlog, the same latency
+// while another installation's endpoint hangs, the delivery engine alone, and the server's memory.
+import { createServer as createTcpServer } from 'node:net';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
-import pg from 'pg';
+import {
+  latenciesOf,
+  measureDirect,
+  onEachBackend,
+  percentile,
+  receivedBy,
+  rssMiB,
+  sendSteadily,
+  sleep,
+  startServer,
+  stopServer,
+} from './bench-support.mjs';
 
-const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
-const EVENTS = 2000;
+export const DELIVERY_SETTINGS = {
+  /** Events per end-to-end throughput run (one per request, then in batches). */
+  events: 2000,
+  /** Concurrent senders of single events (each waits for its answer before the next). */
+  senders: 8,
+  /** Events per `POST /v1/events/batch` request (the route takes up to 1,000). */
+  batchSize: 1000,
+  /** Attempts in flight when the engine's client posts straight to the receiver (the ceiling). */
+  ceilingConcurrency: 64,
+  /** The steady rate of the latency run (events / s) and how long it lasts. */
+  steadyRate: 200,
+  steadySeconds: 10,
+  /** The rates tried one after another to find the highest one sustained, and how long each lasts. */
+  steps: [100, 200, 400, 800, 1600],
+  stepSeconds: 5,
+  /** A step is sustained when everything sent in it is received within this after its last send… */
+  stepGraceMs: 2000,
+  /** …and its p99 ingest→receipt stays under this. */
+  stepP99LimitMs: 500,
+  /** Below the first step, rates are halved down to this until one is sustained. */
+  lowestStep: 25,
+  /**
+   * Deliveries owed to the endpoint that never answers, and the healthy load meanwhile (a rate
+   * both back ends sustain, so the figure shows the neighbour, not a backlog), measured without
+   * the neighbour just before.
+   */
+  noisyOwed: 150,
+  noisyRate: 50,
+  noisySeconds: 10,
+  /** Sends in flight at most during a steady run; later sends wait, and their wait counts in their latency. */
+  maxInFlight: 256,
+};
 
-function start(env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-      const url = /running at (http:\/\/\S+)/.exec(err)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+/** How long a backlog may take to drain after a run before the benchmark gives up waiting. */
+const DRAIN_LIMIT_MS = 120_000;
 
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-async function benchBackend(label, env) {
-  const { child, url } = await start(env);
-  const call = async (method, path, body) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${env.PORTICO_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+async function benchBackend(label, env, o) {
+  const { child, call } = await startServer(env);
   const received = new Map();
-  let server;
+  let receiver;
+  let hang;
+  const hungSockets = new Set();
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMiB(child.pid));
+  }, 200);
+  const event = (eventId, spaceId = 'docs') => ({ type: 'space_content_updated', eventId, spaceId, revisionId: 'r' });
+  const untilReceived = async (ids, what) => {
+    if (!(await receivedBy(received, ids, performance.now() + DRAIN_LIMIT_MS)))
+      throw new Error(`${label}: ${what}: not every delivery arrived within ${DRAIN_LIMIT_MS / 1000} s`);
+  };
+  /** A steady run of single events to the healthy space: its latencies and whether it kept up. */
+  const steadyRun = async (prefix, rate, seconds) => {
+    const run = await sendSteadily({
+      rate,
+      seconds,
+      maxInFlight: o.maxInFlight,
+      send: (i) => call('POST', '/v1/events', event(`${prefix}_${i}`)),
+    });
+    const ids = Array.from({ length: run.count }, (_, i) => `${prefix}_${i}`);
+    // Only what was accepted can arrive; a refused event counts as never received.
+    const owed = ids.filter((_, i) => run.ok[i]);
+    const inTime = await receivedBy(received, owed, run.lastSend + o.stepGraceMs);
+    const receivedInTime = ids.filter(
+      (id) => (received.get(id) ?? Number.POSITIVE_INFINITY) <= run.lastSend + o.stepGraceMs,
+    ).length;
+    const drained = inTime || (await receivedBy(received, owed, performance.now() + DRAIN_LIMIT_MS));
+    const latencies = latenciesOf(received, ids, run.scheduled);
+    return {
+      rate,
+      sent: run.count,
+      accepted: run.accepted,
+      receivedInTime,
+      drained,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      failure: run.failure?.message,
+    };
+  };
   try {
     await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
     await call('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
     const org = (await call('POST', '/v1/orgs/acme/installations', { integration: 'webhook' })).id;
     const space = (await call('POST', `/v1/installations/${org}/spaces/docs`)).id;
     const secret = (await call('GET', `/v1/installations/${space}/signing-secret`)).secret;
-    server = createReceiverServer({ secret, work: (event) => received.set(event.eventId, performance.now()) });
-    await new Promise((r) => server.listen(0, '127.0.0.1', r));
-    const hook = `http://127.0.0.1:${server.address().port}/hook`;
+    receiver = createReceiverServer({ secret, work: (e) => received.set(e.eventId, performance.now()) });
+    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
     await call('PATCH', `/v1/installations/${space}/configuration`, { url: hook, space_content_updated: true });
 
-    // Throughput: 2,000 events as fast as eight senders can post them, until the last is received.
-    const started = performance.now();
+    // Throughput, one event per request: `events` events from `senders` senders, until the last is received.
+    const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);
+    let started = performance.now();
     let next = 0;
-    const send = async () => {
-      while (next < EVENTS) {
-        const i = next++;
-        await call('POST', '/v1/events', {
-          type: 'space_content_updated',
-          eventId: `bench_${i}`,
-          spaceId: 'docs',
-          revisionId: 'r',
-        });
-      }
+    const sendSingles = async () => {
+      while (next < o.events) await call('POST', '/v1/events', event(singleIds[next++]));
     };
-    await Promise.all(Array.from({ length: 8 }, send));
-    while (received.size < EVENTS) await new Promise((r) => setTimeout(r, 20));
-    const endToEnd = (EVENTS * 1000) / (performance.now() - started);
+    await Promise.all(Array.from({ length: o.senders }, sendSingles));
+    await untilReceived(singleIds, 'one event per request');
+    const endToEnd = (o.events * 1000) / (performance.now() - started);
+    console.log(`  ${label}: ${Math.round(endToEnd)} deliveries / s end to end (POST /v1/events)`);
 
-    // Latency at a steady rate: 50 events per second for 10 s, ingest to receipt.
-    const sentAt = new Map();
-    const steady = [];
-    for (let i = 0; i < 500; i++) {
-      const id = `steady_${i}`;
-      sentAt.set(id, performance.now());
-      steady.push(
-        call('POST', '/v1/events', { type: 'space_content_updated', eventId: id, spaceId: 'docs', revisionId: 'r' }),
+    // Throughput, batches: the same number of events in requests of `batchSize`, all sent at once.
+    const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);
+    const batches = [];
+    for (let i = 0; i < batchIds.length; i += o.batchSize) batches.push(batchIds.slice(i, i + o.batchSize));
+    started = performance.now();
+    let batch;
+    try {
+      await Promise.all(
+        batches.map(async (ids) => {
+          const { results } = await call('POST', '/v1/events/batch', { events: ids.map((id) => event(id)) });
+          const refused = results.find((r) => r.error !== undefined || r.duplicate);
+          if (results.length !== ids.length || refused)
+            throw new Error(`the batch was not accepted whole: ${JSON.stringify(refused ?? results.length)}`);
+        }),
       );
-      await new Promise((r) => setTimeout(r, 20));
+      const ingestMs = performance.now() - started;
+      await untilReceived(batchIds, 'batches');
+      batch = { endToEnd: (o.events * 1000) / (performance.now() - started), ingestMs };
+      console.log(
+        `  ${label}: ${Math.round(batch.endToEnd)} deliveries / s end to end (POST /v1/events/batch, accepted in ${Math.round(ingestMs)} ms)`,
+      );
+    } catch (error) {
+      // The batch route is new: a server without it is measured without it.
+      if (!/\b404\b/.test(error.message)) throw error;
+      console.warn(`  ${label}: POST /v1/events/batch is not served: batches not measured`);
     }
-    await Promise.all(steady);
-    while ([...sentAt.keys()].some((id) => !received.has(id))) await new Promise((r) => setTimeout(r, 20));
-    const latencies = [...sentAt.entries()].map(([id, t]) => received.get(id) - t).sort((a, b) => a - b);
-    const memory = rssMiB(child.pid);
 
-    // The ceiling: the engine's HTTP client posting signed bodies straight to the same receiver.
+    // The ceiling and the latency floor: the engine's HTTP client posting the same signed bodies
+    // straight to the same receiver.
     const body = JSON.stringify({
       eventId: 'x',
       type: 'space_content_updated',
@@ -100,62 +156,146 @@ async function benchBackend(label, env) {
       installationId: space,
       revisionId: 'r',
     });
-    const ceilingStarted = performance.now();
-    let sent = 0;
-    const direct = async () => {
-      while (sent < EVENTS) {
-        const i = sent++;
-        const payload = body.replace('"eventId":"x"', `"eventId":"ceiling_${label}_${i}"`);
-        const headers = { 'content-type': 'application/json', 'x-platform-signature': await sign(secret, payload) };
-        const result = await postWebhook(hook, headers, payload, { timeoutMs: 10_000, allowPrivateNetwork: true });
-        if (result.kind !== 'answered' || result.status !== 200)
-          throw new Error(`ceiling post failed: ${JSON.stringify(result)}`);
-      }
+    const { ceiling, floor } = await measureDirect({ ...o, hook, secret, body, received, prefix: `direct_${label}` });
+    console.log(
+      `  ${label}: ceiling ${Math.round(ceiling)} posts / s; direct at ${o.steadyRate} / s p50 ${floor.p50.toFixed(1)} ms, p99 ${floor.p99.toFixed(1)} ms`,
+    );
+
+    // Latency at a steady rate, ingest to receipt; the server's memory right after it.
+    const steady = await steadyRun('steady', o.steadyRate, o.steadySeconds);
+    const memory = rssMiB(child.pid);
+    console.log(
+      `  ${label}: ${o.steadyRate} events / s for ${o.steadySeconds} s: p50 ${steady.p50.toFixed(1)} ms, p99 ${steady.p99.toFixed(1)} ms`,
+    );
+
+    // The highest steady rate sustained: steps up until one is not (the backlog drains between
+    // steps); when the first is not, halves down until one is.
+    const steps = [];
+    const tryStep = async (rate) => {
+      const step = await steadyRun(`step${rate}`, rate, o.stepSeconds);
+      step.sustained = step.accepted === step.sent && step.receivedInTime === step.sent && step.p99 <= o.stepP99LimitMs;
+      steps.push(step);
+      console.log(
+        `  ${label}: step ${rate} / s: ${step.receivedInTime} of ${step.sent} received in time, p99 ${step.p99.toFixed(1)} ms: ${step.sustained ? 'sustained' : 'not sustained'}`,
+      );
+      return step.sustained && step.drained;
     };
-    await Promise.all(Array.from({ length: 64 }, direct));
-    const ceiling = (EVENTS * 1000) / (performance.now() - ceilingStarted);
-    return { label, endToEnd, ceiling, p50: percentile(latencies, 50), p99: percentile(latencies, 99), memory };
-  } finally {
-    server?.close();
-    await new Promise((r) => {
-      child.on('exit', r);
-      child.kill('SIGTERM');
+    for (const rate of o.steps) if (!(await tryStep(rate))) break;
+    for (let rate = o.steps[0] / 2; !steps.some((s) => s.sustained) && rate >= o.lowestStep; rate /= 2) {
+      await tryStep(rate);
+    }
+    const sustained = Math.max(0, ...steps.filter((s) => s.sustained).map((s) => s.rate));
+
+    // A noisy neighbour: another organization's webhook installation whose URL accepts
+    // connections and never answers, owed `noisyOwed` deliveries, while the healthy space gets
+    // `noisyRate` events a second; the same load without it first.
+    const quiet = await steadyRun('quiet', o.noisyRate, o.noisySeconds);
+    hang = createTcpServer((socket) => {
+      // Reads each request (so it sees the engine close the connection at its timeout) and never answers.
+      socket.resume();
+      hungSockets.add(socket);
+      socket.on('close', () => hungSockets.delete(socket));
+      socket.on('error', () => {});
     });
+    await new Promise((r) => hang.listen(0, '127.0.0.1', r));
+    await call('POST', '/v1/orgs', { id: 'globex', title: 'Globex' });
+    await call('POST', '/v1/orgs/globex/spaces', { id: 'globex-docs', title: 'Globex docs' });
+    const noisyOrg = (await call('POST', '/v1/orgs/globex/installations', { integration: 'webhook' })).id;
+    const noisySpace = (await call('POST', `/v1/installations/${noisyOrg}/spaces/globex-docs`)).id;
+    await call('PATCH', `/v1/installations/${noisySpace}/configuration`, {
+      url: `http://127.0.0.1:${hang.address().port}/hook`,
+      space_content_updated: true,
+    });
+    let owedSent = 0;
+    const sendOwed = async () => {
+      while (owedSent < o.noisyOwed) await call('POST', '/v1/events', event(`noisy_${owedSent++}`, 'globex-docs'));
+    };
+    await Promise.all(Array.from({ length: o.senders }, sendOwed));
+    const owedBy = performance.now() + 60_000;
+    let owed = 0;
+    while (owed < o.noisyOwed && performance.now() < owedBy) {
+      owed = (await call('GET', `/v1/installations/${noisySpace}/deliveries?status=pending&limit=200`)).length;
+      if (owed < o.noisyOwed) await sleep(100);
+    }
+    if (owed < o.noisyOwed) throw new Error(`${label}: only ${owed} of ${o.noisyOwed} deliveries owed to the hung URL`);
+    const hungAtStart = hungSockets.size;
+    const noisy = await steadyRun('neighbour', o.noisyRate, o.noisySeconds);
+    noisy.hungAtStart = hungAtStart;
+    noisy.hungAtEnd = hungSockets.size;
+    noisy.owed = owed;
+    console.log(
+      `  ${label}: at ${o.noisyRate} / s p99 ${quiet.p99.toFixed(1)} ms alone, ${noisy.p99.toFixed(1)} ms with the noisy neighbour (${owed} owed, ${hungAtStart} connections held)`,
+    );
+    for (const socket of hungSockets) socket.destroy();
+    hang.close();
+    hang = undefined;
+
+    // The delivery engine alone (for the queue comparison): deliveries asked for through
+    // `POST /v1/installations/{id}/deliveries` (the route the webhook integration calls), no routing or dispatch.
+    const askFor = (eventId) =>
+      call('POST', `/v1/installations/${space}/deliveries`, {
+        url: hook,
+        eventId,
+        type: 'space_content_updated',
+        payload: JSON.parse(body.replace('"eventId":"x"', `"eventId":"${eventId}"`)),
+      });
+    const engineIds = Array.from({ length: o.events }, (_, i) => `engine_${i}`);
+    started = performance.now();
+    next = 0;
+    await Promise.all(
+      Array.from({ length: o.senders }, async () => {
+        while (next < o.events) await askFor(engineIds[next++]);
+      }),
+    );
+    await untilReceived(engineIds, 'the delivery engine alone');
+    const engineRate = (o.events * 1000) / (performance.now() - started);
+    const engineRun = await sendSteadily({
+      rate: o.steadyRate,
+      seconds: o.steadySeconds,
+      maxInFlight: o.maxInFlight,
+      send: (i) => askFor(`engine_steady_${i}`),
+    });
+    if (engineRun.failure) throw engineRun.failure;
+    const engineSteadyIds = Array.from({ length: engineRun.count }, (_, i) => `engine_steady_${i}`);
+    await untilReceived(engineSteadyIds, 'the delivery engine alone, steady');
+    const engineLatencies = latenciesOf(received, engineSteadyIds, engineRun.scheduled);
+    const engine = {
+      perSecond: engineRate,
+      p50: percentile(engineLatencies, 50),
+      p99: percentile(engineLatencies, 99),
+    };
+    console.log(
+      `  ${label}: delivery engine alone ${Math.round(engineRate)} / s; at ${o.steadyRate} / s p50 ${engine.p50.toFixed(1)} ms, p99 ${engine.p99.toFixed(1)} ms`,
+    );
+
+    return {
+      label,
+      endToEnd,
+      batch,
+      ceiling,
+      floor,
+      p50: steady.p50,
+      p99: steady.p99,
+      steady,
+      steps,
+      sustained,
+      quiet,
+      noisy,
+      engine,
+      memory,
+      peakMemory: Math.max(peakRss, rssMiB(child.pid)),
+    };
+  } finally {
+    clearInterval(sampler);
+    for (const socket of hungSockets) socket.destroy();
+    hang?.close();
+    receiver?.close();
+    receiver?.closeAllConnections();
+    await stopServer(child);
   }
 }
 
-export async function benchDeliveries() {
-  const secrets = {
-    PORTICO_ADMIN_TOKEN: `pta_${randomBytes(16).toString('hex')}`,
-    PORTICO_SECRET_KEY: randomBytes(32).toString('base64'),
-    PORTICO_ALLOW_PRIVATE_NETWORK: '1',
-    PORTICO_LOG_LEVEL: 'warn',
-  };
-  const results = [];
-  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
-  try {
-    results.push(await benchBackend('SQLite', { ...secrets, PORTICO_DATA_DIR: dir }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const pgUrl = process.env.PORTICO_BENCH_DATABASE_URL ?? process.env.PORTICO_TEST_DATABASE_URL;
-  if (pgUrl) {
-    const name = `portico_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(pgUrl);
-    url.pathname = `/${name}`;
-    const pgDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
-    try {
-      results.push(
-        await benchBackend('PostgreSQL', { ...secrets, PORTICO_DATA_DIR: pgDir, PORTICO_DATABASE_URL: url.toString() }),
-      );
-    } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-      rmSync(pgDir, { recursive: true, force: true });
-    }
-  }
-  return results;
+export async function benchDeliveries(options = {}) {
+  const o = { ...DELIVERY_SETTINGS, ...options };
+  return onEachBackend((label, env) => benchBackend(label, env, o));
 }

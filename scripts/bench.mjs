@@ -6,8 +6,10 @@ import { loadManifest, parseManifest } from '@portico/manifest';
 import { createComponent, createIntegration, decodeEnvelope, encodeEnvelope } from '@portico/runtime';
 import { sign, verify } from '@portico/webhooks';
 import { benchApi } from './bench-api.mjs';
-import { benchDeliveries } from './bench-deliveries.mjs';
+import { benchDeliveries, DELIVERY_SETTINGS } from './bench-deliveries.mjs';
 import { benchDispatch } from './bench-dispatch.mjs';
+import { benchIdleMemory, IDLE_SETTINGS } from './bench-idle-memory.mjs';
+import { benchQueues, QUEUE_SETTINGS } from './bench-queues.mjs';
 
 const exampleDir = new URL('../examples/hello-world/', import.meta.url);
 const exampleText = readFileSync(new URL('platform-manifest.yaml', exampleDir), 'utf8');
@@ -178,13 +180,77 @@ const dispatchRows = [
 for (const row of dispatchRows) console.log(row);
 console.log(`workerd cold start ${ms(dispatch.coldStartMs)}, idle worker ${dispatch.idleMiB.toFixed(1)} MiB`);
 
-console.log('Delivery benchmarks (2,000 events end to end, then 50 events/s for 10 s)…');
-const deliveryResults = await benchDeliveries();
-const deliveryRows = deliveryResults.map(
-  (r) =>
-    `| ${r.label} | ${rate(r.endToEnd)} / s | ${rate(r.ceiling)} / s | ${(r.endToEnd / r.ceiling).toFixed(2)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.memory.toFixed(1)} MiB |`,
+const D = DELIVERY_SETTINGS;
+const count = (n) => n.toLocaleString('en-US');
+/** A latency: two decimals under 100 ms, whole milliseconds above, "not received" when some never were. */
+const lat = (n) => (Number.isFinite(n) ? (n < 100 ? ms(n) : `${count(Math.round(n))} ms`) : 'not all received');
+const ratio = (a, b) => (a / b).toFixed(2);
+
+console.log(
+  `Delivery benchmarks (${count(D.events)} events end to end, singly and in batches; ${D.steadyRate} events/s for ${D.steadySeconds} s; rate steps; a noisy neighbour)…`,
 );
-for (const row of deliveryRows) console.log(row);
+const deliveryResults = await benchDeliveries();
+const throughputRows = deliveryResults.flatMap((r) => [
+  `| ${r.label} | \`POST /v1/events\`, one event per request | ${rate(r.endToEnd)} / s | ${rate(r.ceiling)} / s | ${ratio(r.endToEnd, r.ceiling)} |`,
+  r.batch
+    ? `| ${r.label} | \`POST /v1/events/batch\`, ${count(D.batchSize)} events per request (all accepted in ${count(Math.round(r.batch.ingestMs))} ms) | ${rate(r.batch.endToEnd)} / s | ${rate(r.ceiling)} / s | ${ratio(r.batch.endToEnd, r.ceiling)} |`
+    : `| ${r.label} | \`POST /v1/events/batch\` | not served by this build | ${rate(r.ceiling)} / s | — |`,
+]);
+const latencyRows = deliveryResults.map(
+  (r) =>
+    `| ${r.label} | ${lat(r.p50)} | ${lat(r.p99)} | ${lat(r.floor.p50)} | ${lat(r.floor.p99)} | ${r.steady.receivedInTime === r.steady.sent ? 'yes' : `no: ${count(r.steady.receivedInTime)} of ${count(r.steady.sent)}`} |`,
+);
+const stepCell = (s) =>
+  `${count(s.rate)}/s: ${count(s.receivedInTime)} of ${count(s.sent)} in time, p99 ${lat(s.p99)} ${s.sustained ? '✓' : '✗'}`;
+const sustainedRows = deliveryResults.map(
+  (r) =>
+    `| ${r.label} | ${r.sustained > 0 ? `${count(r.sustained)} events / s` : `below ${count(D.lowestStep)} events / s`} | ${rate(r.ceiling)} / s | ${[
+      ...r.steps,
+    ]
+      .sort((a, b) => a.rate - b.rate)
+      .map(stepCell)
+      .join('; ')} |`,
+);
+const noisyRows = deliveryResults.map(
+  (r) =>
+    `| ${r.label} | ${lat(r.quiet.p50)} | ${lat(r.quiet.p99)} | ${lat(r.noisy.p50)} | ${lat(r.noisy.p99)} | ${ratio(r.noisy.p99, r.quiet.p99)} | ${r.noisy.hungAtStart} / ${r.noisy.hungAtEnd} |`,
+);
+const loadMemoryRows = deliveryResults.map(
+  (r) => `| ${r.label} | ${r.peakMemory.toFixed(1)} MiB | ${r.memory.toFixed(1)} MiB |`,
+);
+for (const row of [...throughputRows, ...latencyRows, ...sustainedRows, ...noisyRows, ...loadMemoryRows])
+  console.log(row);
+
+const I = IDLE_SETTINGS;
+console.log(`Idle memory (${I.integrations} integrations in workerd, PORTICO_WORKER_IDLE_SECONDS=${I.idleSeconds})…`);
+const idleResults = await benchIdleMemory();
+const mib = (n) => `${n.toFixed(1)} MiB`;
+const idleRows = idleResults.map(
+  (r) =>
+    `| ${r.label} | ${mib(r.atStart.server)} | ${r.withWorkers.dispatches} | ${mib(r.withWorkers.server)} | ${r.withWorkers.workers} | ${mib(r.withWorkers.workersRss)} | ${mib(r.withWorkers.workersPss)} | ${mib(r.withWorkers.server + r.withWorkers.workersRss)} | ${mib(r.afterIdle.server)} (${r.afterIdle.workers} workerd) |`,
+);
+for (const row of idleRows) console.log(row);
+
+const Q = QUEUE_SETTINGS;
+console.log(`Job queue baselines (BullMQ on Redis, graphile-worker on PostgreSQL)…`);
+const queueResults = await benchQueues();
+const queueRows = [
+  `| Ceiling: the engine's client straight to the receiver (${Q.ceilingConcurrency} at a time; at the steady rate, one POST per scheduled send) | ${rate(queueResults.ceiling)} / s | 1.00 | ${lat(queueResults.floor.p50)} | ${lat(queueResults.floor.p99)} |`,
+  ...queueResults.queues.map((q) =>
+    q.skipped
+      ? `| ${q.label}: not measured (${q.skipped}) | — | — | — | — |`
+      : `| ${q.label} ${q.version ?? ''} on ${q.store}, ${Q.concurrency} jobs at a time | ${rate(q.perSecond)} / s | ${ratio(q.perSecond, queueResults.ceiling)} | ${lat(q.p50)} | ${lat(q.p99)} |`,
+  ),
+  ...deliveryResults.map(
+    (r) =>
+      `| Portico's delivery engine alone, ${r.label}: \`POST /v1/installations/{id}/deliveries\` | ${rate(r.engine.perSecond)} / s | ${ratio(r.engine.perSecond, queueResults.ceiling)} | ${lat(r.engine.p50)} | ${lat(r.engine.p99)} |`,
+  ),
+  ...deliveryResults.map(
+    (r) =>
+      `| Portico end to end, ${r.label}: \`POST /v1/events\` (from the table above) | ${rate(r.endToEnd)} / s | ${ratio(r.endToEnd, queueResults.ceiling)} | ${lat(r.p50)} | ${lat(r.p99)} |`,
+  ),
+];
+for (const row of queueRows) console.log(row);
 
 const cpu = cpus();
 const machine = `${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`;
@@ -227,7 +293,9 @@ ${memoryRows.join('\n')}
 
 One integration (hello-world's \`greeting\` component: decode the envelope, run the action, render,
 validate the tree) dispatched one request at a time through each host, 3,000 (in-process) and 1,500
-(workerd) times after a warm-up. Both run the same bundled script.
+(workerd) times after a warm-up. Both run the same bundled script and get the envelope as the dispatcher
+hands it over: as objects in-process (nothing encoded or decoded), encoded as multipart for workerd and
+decoded in the worker.
 
 | Host | p50 latency | p99 latency | Dispatches / s |
 |---|---|---|---|
@@ -238,16 +306,99 @@ ${dispatchRows.join('\n')}
 
 ## Webhook deliveries
 
-End to end: 2,000 \`space_content_updated\` events posted to \`POST /v1/events\` by eight senders; each is
-routed to a space installation of the built-in webhook integration, which asks the delivery engine for
-a delivery; the engine signs it and POSTs it to the reference receiver (\`examples/webhook-receiver\`,
-verifying every signature), all on this machine. The ceiling is the engine's own HTTP client posting the
-same signed bodies straight to the same receiver (64 at a time), in the same run. Latency: 50 events per
-second for 10 s, from the event's POST to the receiver's work. Memory: the server's RSS after the run.
+Every figure here is \`portico serve\` as a child process on this machine, with the reference receiver
+(\`examples/webhook-receiver\`: verifies every signature, answers 200, then does its work, which records the
+time) and the senders in the benchmark process. An event is a \`space_content_updated\` event for a space
+with a space installation of the built-in webhook integration: it is stored, routed, dispatched to the
+integration, which asks the delivery engine for a delivery; the engine signs it and POSTs it to the receiver.
+The **ceiling** is the engine's own HTTP client posting the same signed bodies straight to the same
+receiver, in the same server run: ${count(D.events)} posts, ${D.ceilingConcurrency} at a time, for throughput; and one post per
+scheduled send at ${D.steadyRate} / s for ${D.steadySeconds} s for latency (the floor no pipeline can beat here).
+A steady run sends on a fixed schedule without waiting for answers (at most ${D.maxInFlight} requests in flight);
+latency is from the scheduled send to the receiver's work, so a late send counts its lateness.
 
-| Store | End to end | Ceiling | Ratio | p50 ingest→receipt | p99 | Server RSS |
+### Throughput
+
+${count(D.events)} events until the last delivery is received: one per request from ${D.senders} senders (each waits for
+its answer before sending the next), then the same number in \`POST /v1/events/batch\` requests of
+${count(D.batchSize)}, sent at once.
+
+| Store | Events in through | End to end (deliveries / s) | Ceiling | Ratio |
+|---|---|---|---|---|
+${throughputRows.join('\n')}
+
+### Latency at a steady rate
+
+${D.steadyRate} events / s for ${D.steadySeconds} s through \`POST /v1/events\`, one per request; ingest (the scheduled POST) to
+receipt. Beside it, the direct posts at the same rate.
+
+| Store | p50 ingest→receipt | p99 | Ceiling: direct p50 | Direct p99 | All received within ${D.stepGraceMs / 1000} s of the last send |
+|---|---|---|---|---|---|
+${latencyRows.join('\n')}
+
+### Highest steady rate
+
+Steps of ${D.stepSeconds} s at ${D.steps.map(count).join(', ')} events / s (one per request), up until a step is not sustained
+(halving below ${count(D.steps[0])} down to ${count(D.lowestStep)} when the first is not); the backlog drains between steps. **A rate is
+sustained when every event sent in its step is accepted and received within ${D.stepGraceMs / 1000} s after the step's last
+scheduled send, and the step's p99 ingest→receipt is at most ${count(D.stepP99LimitMs)} ms.** Beside it, the ceiling
+(direct posts / s) of the same run.
+
+| Store | Highest rate sustained | Ceiling | Steps (received in time, p99) |
+|---|---|---|---|
+${sustainedRows.join('\n')}
+
+### A noisy neighbour
+
+Another organization's webhook installation whose URL accepts connections and never answers (each attempt
+waits for the engine's 10 s timeout, then is retried), owed ${D.noisyOwed} deliveries, while the healthy space
+gets ${D.noisyRate} events / s for ${D.noisySeconds} s; beside it, the same load just before, without the neighbour. The last column
+is the connections the hung URL held at the start and at the end of the run.
+
+| Store | p50 alone | p99 alone | p50 with the neighbour | p99 with the neighbour | p99 ratio | Hung connections |
 |---|---|---|---|---|---|---|
-${deliveryRows.join('\n')}
+${noisyRows.join('\n')}
+
+### Memory under load
+
+The server's RSS (\`/proc/PID/status\`): the peak of samples taken every 200 ms from its start to its end
+(every run above, and the delivery engine runs of the queue section), and right after the ${D.steadyRate} events / s
+run. Compare with the bare \`node:http\` server in the API section.
+
+| Store | Peak server RSS | Server RSS after the steady run |
+|---|---|---|
+${loadMemoryRows.join('\n')}
+
+### Idle memory with ${I.integrations} integrations
+
+\`portico serve\` with \`PORTICO_WORKER_IDLE_SECONDS=${I.idleSeconds}\` and \`PORTICO_MAX_WORKERS=${I.integrations}\` (the default cap, 16, would stop
+the least recently used). ${I.integrations} integrations (a minimal SDK integration, \`createIntegration\` with one handler,
+bundled) are published and installed; installing dispatches the setup event, so each runs in its own
+workerd process, a child of the server. Workers start one after another; should the first ones be stopped
+for idleness before the last one has started, all of them get the setup event again at once (a configuration
+edit) until all are live together: the column "Dispatches each" says how many each had. Measured 0.5 s after
+the last dispatch, then again once the idle timeout has stopped every worker. RSS and PSS are read from
+\`/proc\`; RSS counts pages the workerd processes share once per process, PSS splits them among the
+processes sharing them.
+
+| Store | Server at start (no worker) | Dispatches each | Server with the workers | workerd processes | Their RSS (sum) | Their PSS (sum) | Server + workerd RSS | Server after the idle timeout |
+|---|---|---|---|---|---|---|---|---|
+${idleRows.join('\n')}
+
+## Job queue baselines
+
+For the decision record about the queue: plain job queues on this machine doing the engine's work per job
+(sign the body with \`@portico/webhooks\`, POST it with the engine's HTTP client to the same verifying
+receiver, retried up to 3 times on failure), in a worker process of its own, ${Q.concurrency} jobs at a time (the
+engine's default cap per destination; every job goes to one URL). Throughput: ${count(Q.jobs)} jobs added by ${Q.producers}
+producers one at a time, until the last is received. Latency: ${Q.steadyRate} jobs / s for ${Q.steadySeconds} s, scheduled add →
+receipt. Redis and PostgreSQL run on this machine. Portico's rows are from the runs above: the delivery engine
+alone (deliveries asked for through the API route the webhook integration calls, ${D.senders} senders; no routing
+or dispatch), and end to end. Ratios are to the ceiling measured in this section.
+
+| Queue | Jobs / s | Ratio to ceiling | p50 add→receipt | p99 |
+|---|---|---|---|---|
+${queueRows.join('\n')}
 `;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
 console.log('wrote BENCHMARKS.md');

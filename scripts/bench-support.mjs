@@ -1,0 +1,294 @@
+// What the benchmarks that run `portico serve` share: starting and stopping the server (and every
+// workerd process it started), the API, memory from /proc, percentiles, and the two back ends.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postWebhook } from '@portico/platform';
+import { sign } from '@portico/webhooks';
+import pg from 'pg';
+
+const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/**
+ * Calls `send(i)` `rate` times a second for `seconds`, on a fixed schedule that does not wait for
+ * answers (at most `maxInFlight` in flight; a later send waits for a slot). Answers each send's
+ * scheduled time, from which its latency is measured, so a late send counts its lateness, and
+ * whether each send succeeded.
+ */
+export async function sendSteadily({ rate, seconds, maxInFlight, send }) {
+  const count = Math.round(rate * seconds);
+  const start = performance.now() + 20;
+  const scheduled = [];
+  const settled = [];
+  const slots = [];
+  let inFlight = 0;
+  let failure;
+  for (let i = 0; i < count; i++) {
+    const at = start + (i * 1000) / rate;
+    const wait = at - performance.now();
+    if (wait >= 1) await sleep(wait);
+    while (inFlight >= maxInFlight) await new Promise((resolve) => slots.push(resolve));
+    inFlight++;
+    scheduled.push(at);
+    settled.push(
+      send(i)
+        .then(
+          () => true,
+          (error) => {
+            failure ??= error;
+            return false;
+          },
+        )
+        .finally(() => {
+          inFlight--;
+          slots.shift()?.();
+        }),
+    );
+  }
+  const ok = await Promise.all(settled);
+  return {
+    count,
+    scheduled,
+    ok,
+    accepted: ok.filter(Boolean).length,
+    failure,
+    lastSend: start + ((count - 1) * 1000) / rate,
+  };
+}
+
+/** Waits until every id has been received or `until` (a performance.now() time) has passed. */
+export async function receivedBy(received, ids, until) {
+  let missing = ids.filter((id) => !received.has(id));
+  while (missing.length > 0 && performance.now() < until) {
+    await sleep(10);
+    missing = missing.filter((id) => !received.has(id));
+  }
+  return missing.length === 0;
+}
+
+/** Latencies (scheduled send → receipt) of a steady run, sorted; one never received counts as Infinity. */
+export function latenciesOf(received, ids, scheduled) {
+  return ids.map((id, i) => (received.get(id) ?? Number.POSITIVE_INFINITY) - scheduled[i]).sort((a, b) => a - b);
+}
+
+/** One signed POST by the delivery engine's own HTTP client, as an attempt makes it; throws unless 200. */
+export async function postDirect(hook, secret, payload) {
+  const headers = { 'content-type': 'application/json', 'x-platform-signature': await sign(secret, payload) };
+  const result = await postWebhook(hook, headers, payload, { timeoutMs: 10_000, allowPrivateNetwork: true });
+  if (result.kind !== 'answered' || result.status !== 200) throw new Error(`direct post: ${JSON.stringify(result)}`);
+}
+
+/**
+ * The ceiling and the latency floor of a receiver: the engine's HTTP client posting signed bodies
+ * (`body` with its eventId "x" replaced) straight to `hook`: `events` of them, `ceilingConcurrency`
+ * at a time (posts / s), then `steadyRate` a second for `steadySeconds` (scheduled send → receipt).
+ */
+export async function measureDirect({ hook, secret, body, received, prefix, ...o }) {
+  const payload = (id) => body.replace('"eventId":"x"', `"eventId":"${id}"`);
+  const started = performance.now();
+  let sent = 0;
+  const direct = async () => {
+    while (sent < o.events) await postDirect(hook, secret, payload(`${prefix}_${sent++}`));
+  };
+  await Promise.all(Array.from({ length: o.ceilingConcurrency }, direct));
+  const ceiling = (o.events * 1000) / (performance.now() - started);
+  const run = await sendSteadily({
+    rate: o.steadyRate,
+    seconds: o.steadySeconds,
+    maxInFlight: o.maxInFlight,
+    send: (i) => postDirect(hook, secret, payload(`${prefix}_floor_${i}`)),
+  });
+  if (run.failure) throw run.failure;
+  const ids = Array.from({ length: run.count }, (_, i) => `${prefix}_floor_${i}`);
+  if (!(await receivedBy(received, ids, performance.now() + 60_000)))
+    throw new Error('not every direct post was received');
+  const latencies = latenciesOf(received, ids, run.scheduled);
+  return { ceiling, floor: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) } };
+}
+
+/** Resident memory of one process (RSS, from /proc/PID/status), in MiB; 0 once it has ended. */
+export function rssMiB(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Proportional memory of one process (PSS: shared pages split among the processes sharing them), in MiB. */
+export function pssMiB(pid) {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The live children of `pid` named `comm` (as /proc/PID/stat shows it, e.g. `workerd`). */
+export function childrenOf(pid, comm) {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const close = stat.lastIndexOf(')');
+    const [state, ppid] = stat.slice(close + 2).split(' ');
+    if (Number(ppid) === pid && stat.slice(stat.indexOf('(') + 1, close) === comm && state !== 'Z') {
+      found.push(Number(entry));
+    }
+  }
+  return found;
+}
+
+function isWorkerd(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd';
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `portico serve --port 0` with `env` (and PATH) only; answers once it listens. */
+export function startServer(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`portico serve did not start within 30 s: ${err}`));
+    }, 30_000);
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+      const url = /running at (http:\/\/\S+)/.exec(err)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url, call: apiCaller(url, env.PORTICO_ADMIN_TOKEN) });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`portico serve exited ${code}: ${err}`));
+    });
+  });
+}
+
+/** `call(method, path, body?, token?)`: one API request; throws with the error answer unless 2xx. */
+export function apiCaller(url, adminToken) {
+  return async (method, path, body, token = adminToken) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+}
+
+/**
+ * Stops the server (SIGTERM; SIGKILL after 30 s) and makes sure every workerd process it started
+ * has ended too (they end with it; one that does not is killed by its pid).
+ */
+export async function stopServer(child) {
+  const workers = new Set(childrenOf(child.pid, 'workerd'));
+  const poll = setInterval(() => {
+    for (const pid of childrenOf(child.pid, 'workerd')) workers.add(pid);
+  }, 100);
+  if (child.exitCode === null && child.signalCode === null) {
+    await new Promise((resolve) => {
+      child.removeAllListeners('exit');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+  clearInterval(poll);
+  const until = performance.now() + 5000;
+  let left = [...workers].filter(isWorkerd);
+  while (left.length > 0 && performance.now() < until) {
+    await sleep(50);
+    left = left.filter(isWorkerd);
+  }
+  for (const pid of left) {
+    console.warn(`workerd ${pid} outlived its server: killing it`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+}
+
+/** Fresh secrets for a server run; deliveries may reach this machine's receivers. */
+export function serverSecrets() {
+  return {
+    PORTICO_ADMIN_TOKEN: `pta_${randomBytes(16).toString('hex')}`,
+    PORTICO_SECRET_KEY: randomBytes(32).toString('base64'),
+    PORTICO_ALLOW_PRIVATE_NETWORK: '1',
+    PORTICO_LOG_LEVEL: 'warn',
+  };
+}
+
+export const postgresUrl = () => process.env.PORTICO_BENCH_DATABASE_URL ?? process.env.PORTICO_TEST_DATABASE_URL;
+
+/**
+ * A fresh PostgreSQL database for `fn(url)`, dropped afterwards; the server given by
+ * PORTICO_BENCH_DATABASE_URL (or PORTICO_TEST_DATABASE_URL).
+ */
+export async function withPostgresDatabase(prefix, fn) {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+    const url = new URL(postgresUrl());
+    url.pathname = `/${name}`;
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+    await admin.end();
+  }
+}
+
+/**
+ * Runs `fn(label, env)` on SQLite, then on PostgreSQL when a database URL is set, each with its
+ * own data directory (and database) removed afterwards; answers their results in that order.
+ */
+export async function onEachBackend(fn, extraEnv = {}) {
+  const results = [];
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
+  try {
+    results.push(await fn('SQLite', { ...serverSecrets(), ...extraEnv, PORTICO_DATA_DIR: dir }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (postgresUrl()) {
+    const pgDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
+    try {
+      results.push(
+        await withPostgresDatabase('portico_bench', (url) =>
+          fn('PostgreSQL', { ...serverSecrets(), ...extraEnv, PORTICO_DATA_DIR: pgDir, PORTICO_DATABASE_URL: url }),
+        ),
+      );
+    } finally {
+      rmSync(pgDir, { recursive: true, force: true });
+    }
+  }
+  return results;
+}
