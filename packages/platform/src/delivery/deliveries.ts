@@ -75,13 +75,15 @@ export async function requestDelivery(
   };
   // Asking again for the same event and URL (a retried dispatch) gets the delivery already made.
   const stored = await ctx.write(async (trx) => {
-    await trx
+    const inserted = await trx
       .insertInto('deliveries')
       .values(row)
       .onConflict((oc) =>
         oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
       )
-      .execute();
+      .returning(['id', 'status'])
+      .executeTakeFirst();
+    if (inserted) return inserted;
     return trx
       .selectFrom('deliveries')
       .select(['id', 'status'])
