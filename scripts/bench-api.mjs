@@ -1,5 +1,7 @@
 // API benchmarks: the real server (`portico serve`, a child process) under autocannon, next to a
-// bare node:http hello-world server measured the same way in the same run.
+// bare node:http hello-world server measured the same way in the same run (before and after the
+// servers, averaged, so a change in the machine's load during the run weighs on both sides). Each
+// measurement follows a short warm-up of the same load (JIT, caches, connections).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +12,7 @@ import pg from 'pg';
 
 const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
 const DURATION_SECONDS = 5;
+const WARMUP_SECONDS = 1;
 const CONNECTIONS = 10;
 
 function start(args, env) {
@@ -46,10 +49,14 @@ function rssMiB(pid) {
 }
 
 async function load(url, options = {}) {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return result.requests.average;
+  const run = async (duration) => {
+    const result = await autocannon({ url, connections: CONNECTIONS, duration, ...options });
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    return result.requests.average;
+  };
+  await run(WARMUP_SECONDS);
+  return run(DURATION_SECONDS);
 }
 
 async function seed(url, adminToken) {
@@ -96,10 +103,18 @@ async function benchPlatform(label, env) {
 export async function benchApi() {
   const hello = `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json' }); s.end('{"hello":"world"}'); }).listen(0, '127.0.0.1', function () { console.error('listening on http://127.0.0.1:' + this.address().port); });`;
   const bare = await start(['-e', hello], {});
-  const helloRate = await load(bare.url);
-  const helloRss = rssMiB(bare.child.pid);
-  await stop(bare.child);
+  try {
+    const helloBefore = await load(bare.url);
+    const helloRss = rssMiB(bare.child.pid);
+    const results = await benchPlatforms();
+    const helloAfter = await load(bare.url);
+    return { helloRate: (helloBefore + helloAfter) / 2, helloRates: [helloBefore, helloAfter], helloRss, results };
+  } finally {
+    await stop(bare.child);
+  }
+}
 
+async function benchPlatforms() {
   const secrets = {
     PORTICO_ADMIN_TOKEN: `pta_${randomBytes(16).toString('hex')}`,
     PORTICO_SECRET_KEY: randomBytes(32).toString('base64'),
@@ -136,5 +151,5 @@ export async function benchApi() {
   } else {
     console.warn('PORTICO_BENCH_DATABASE_URL / PORTICO_TEST_DATABASE_URL not set: PostgreSQL not measured');
   }
-  return { helloRate, helloRss, results };
+  return results;
 }

@@ -301,6 +301,28 @@ describe.each(backends)('the API on $name', (backend) => {
       expect(again.status).toBe(409);
     });
 
+    it('reads an installation for a member only while the token and the membership stand, checked on each request', async () => {
+      // Another node (or the operator's sync) changes the database: this node notices on the next request.
+      const db = world.platform.ctx.db;
+      const { token } = (await world.admin('POST', '/v1/users', { id: 'frank', name: 'Frank' })).body;
+      const frank = world.as(token);
+      expect((await frank('GET', `/v1/installations/${org}`)).status).toBe(403);
+      await world.admin('PUT', '/v1/orgs/acme/members/frank', { role: 'member' });
+      expect((await frank('GET', `/v1/installations/${org}`)).body).toMatchObject({ id: org, alerts: [] });
+      expect((await frank('GET', '/v1/installations/inst_nope')).status).toBe(404);
+      expect((await world.as('ptu_not-a-real-token')('GET', '/v1/installations/inst_nope')).status).toBe(401);
+      await db.deleteFrom('memberships').where('user_id', '=', 'frank').execute();
+      const removed = await frank('GET', `/v1/installations/${org}`);
+      expect(removed.status).toBe(403);
+      expect(removed.body.error.message).toBe('you are not a member of the organization acme');
+      await world.admin('PUT', '/v1/orgs/acme/members/frank', { role: 'member' });
+      expect((await frank('GET', `/v1/installations/${org}`)).status).toBe(200);
+      await db.updateTable('user_tokens').set({ revoked_at: Date.now() }).where('user_id', '=', 'frank').execute();
+      expect((await frank('GET', `/v1/installations/${org}`)).status).toBe(401);
+      expect((await frank('GET', '/v1/installations/inst_nope')).status).toBe(401);
+      expect((await world.admin('GET', `/v1/installations/${org}`)).body).toMatchObject({ id: org });
+    });
+
     it('merges configuration edits, stores invalid ones, and moves the status', async () => {
       const bob = world.as(world.tokens.bob);
       const invalid = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: 42 });

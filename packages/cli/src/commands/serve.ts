@@ -8,6 +8,7 @@ import {
 } from '@portico/platform';
 import { pino } from 'pino';
 import type { Io } from '../io.js';
+import { GatheredLines } from '../log-lines.js';
 
 export interface ServeOptions {
   port?: string;
@@ -56,7 +57,8 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
     io.err(`portico serve: ${(error as Error).message}\n`);
     return 1;
   }
-  const logger = pino({ level: options.logLevel ?? env.PORTICO_LOG_LEVEL ?? 'info' });
+  const lines = new GatheredLines();
+  const logger = pino({ level: options.logLevel ?? env.PORTICO_LOG_LEVEL ?? 'info' }, lines);
   let platform: Awaited<ReturnType<typeof startPlatform>>;
   try {
     platform = await startPlatform(config, { logger });
@@ -86,6 +88,7 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
   });
   await platform.close();
   logger.info('stopped');
+  lines.close();
   return 0;
 }
 

@@ -12,17 +12,17 @@ import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveri
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
 import { ApiError } from '../errors.js';
-import { authenticate, requireAdmin } from '../services/auth.js';
+import { authenticate, credentialsOf, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import type { Dispatcher } from '../services/dispatcher.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import {
   authorizedInstallation,
-  getInstallation,
   installForOrganization,
   installInto,
   patchConfiguration,
+  readInstallation,
   rotateToken,
   setPaused,
   statusHistory,
@@ -71,6 +71,8 @@ export function createApp(options: AppOptions) {
     },
   });
   const principal = (c: Context): Promise<Principal> => authenticate(ctx, adminToken, c.req.header('authorization'));
+  // For routes that look the token up in the query that reads what they answer.
+  const credentials = (c: Context) => credentialsOf(adminToken, c.req.header('authorization'));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 
@@ -102,7 +104,13 @@ export function createApp(options: AppOptions) {
         'payload_too_large',
         `the body is ${declared} bytes; the limit for this route is ${limit}`,
       );
-    if (c.req.raw.body !== null && c.req.header('content-length') === undefined) {
+    // (Asked in this order: reading `body` makes the Node adapter build a whole Request.)
+    if (
+      c.req.method !== 'GET' &&
+      c.req.method !== 'HEAD' &&
+      c.req.header('content-length') === undefined &&
+      c.req.raw.body !== null
+    ) {
       // A body of unknown length (chunked) is read here, up to the limit, so no route reads more.
       const bytes = await readAtMost(c.req.raw, limit);
       if (bytes === undefined)
@@ -304,8 +312,8 @@ export function createApp(options: AppOptions) {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const installation = await getInstallation(ctx, await principal(c), id);
-      return c.json({ ...installation, alerts: await endpointAlerts(ctx.db, id) }, 200);
+      const { installation, disabledEndpoints } = await readInstallation(ctx, credentials(c), id);
+      return c.json({ ...installation, alerts: disabledEndpoints ? await endpointAlerts(ctx.db, id) : [] }, 200);
     },
   );
 

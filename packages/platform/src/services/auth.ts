@@ -1,37 +1,76 @@
 /** Turns a bearer token into a principal, and answers the questions routes ask about it. */
 import { forbidden, unauthorized } from '../errors.js';
+import { prepared } from '../storage/prepared.js';
 import type { Principal, ServiceContext } from './context.js';
-import { hashToken, sameSecret, tokenKind } from './tokens.js';
+import { hashToken, sameHash, tokenKind } from './tokens.js';
+
+// Every request runs these: built once (see storage/prepared.ts), never cached as answers, so a
+// revoked token or a removed membership stops working at once on every node.
+const userByToken = prepared((db, hash: string) =>
+  db.selectFrom('user_tokens').select('user_id').where('token_hash', '=', hash).where('revoked_at', 'is', null),
+);
+const installationByToken = prepared((db, hash: string) =>
+  db
+    .selectFrom('installation_tokens as t')
+    .innerJoin('installations as i', 'i.id', 't.installation_id')
+    .select(['t.installation_id', 't.scopes'])
+    .where('t.token_hash', '=', hash)
+    .where('t.revoked_at', 'is', null)
+    .where('i.uninstalled_at', 'is', null),
+);
+const membership = prepared((db, organizationId: string, userId: string) =>
+  db
+    .selectFrom('memberships')
+    .select('role')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId),
+);
+
+/**
+ * What a bearer token says before the database is asked: the operator, or the hash of a user or
+ * installation token to look up (`principalOf` looks it up; a route may instead look it up in the
+ * same query as what it reads).
+ */
+export type Credentials = { kind: 'admin' } | { kind: 'user' | 'installation'; tokenHash: string };
+
+/** The admin token's SHA-256, computed once (it does not change while the server runs). */
+let admin: { token: string; hash: string } | undefined;
+
+export function credentialsOf(adminToken: string, header: string | undefined): Credentials {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  if (token === undefined) throw unauthorized();
+  // One hash per request: compared with the admin token's in constant time, and the lookup key.
+  const tokenHash = hashToken(token);
+  if (admin?.token !== adminToken) admin = { token: adminToken, hash: hashToken(adminToken) };
+  if (sameHash(tokenHash, admin.hash)) return { kind: 'admin' };
+  const kind = tokenKind(token);
+  if (kind !== 'user' && kind !== 'installation') throw invalidToken();
+  return { kind, tokenHash };
+}
+
+/** Who the credentials belong to; 401 for a token that is unknown, revoked, or whose installation was removed. */
+export async function principalOf(ctx: ServiceContext, credentials: Credentials): Promise<Principal> {
+  if (credentials.kind === 'admin') return { kind: 'admin' };
+  if (credentials.kind === 'user') {
+    const row = await userByToken.first(ctx.db, credentials.tokenHash);
+    if (row) return { kind: 'user', userId: row.user_id };
+  } else {
+    const row = await installationByToken.first(ctx.db, credentials.tokenHash);
+    if (row) return { kind: 'installation', installationId: row.installation_id, scopes: JSON.parse(row.scopes) };
+  }
+  throw invalidToken();
+}
 
 export async function authenticate(
   ctx: ServiceContext,
   adminToken: string,
   header: string | undefined,
 ): Promise<Principal> {
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-  if (token === undefined) throw unauthorized();
-  if (sameSecret(token, adminToken)) return { kind: 'admin' };
-  const kind = tokenKind(token);
-  if (kind === 'user') {
-    const row = await ctx.db
-      .selectFrom('user_tokens')
-      .select('user_id')
-      .where('token_hash', '=', hashToken(token))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (row) return { kind: 'user', userId: row.user_id };
-  } else if (kind === 'installation') {
-    const row = await ctx.db
-      .selectFrom('installation_tokens as t')
-      .innerJoin('installations as i', 'i.id', 't.installation_id')
-      .select(['t.installation_id', 't.scopes'])
-      .where('t.token_hash', '=', hashToken(token))
-      .where('t.revoked_at', 'is', null)
-      .where('i.uninstalled_at', 'is', null)
-      .executeTakeFirst();
-    if (row) return { kind: 'installation', installationId: row.installation_id, scopes: JSON.parse(row.scopes) };
-  }
-  throw unauthorized('the token is not valid (unknown, revoked, or its installation was removed)');
+  return principalOf(ctx, credentialsOf(adminToken, header));
+}
+
+export function invalidToken() {
+  return unauthorized('the token is not valid (unknown, revoked, or its installation was removed)');
 }
 
 export function requireAdmin(principal: Principal): void {
@@ -44,13 +83,7 @@ export async function roleIn(
   organizationId: string,
 ): Promise<'admin' | 'member' | undefined> {
   if (principal.kind !== 'user') return undefined;
-  const row = await ctx.db
-    .selectFrom('memberships')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', principal.userId)
-    .executeTakeFirst();
-  return row?.role;
+  return (await membership.first(ctx.db, organizationId, principal.userId))?.role;
 }
 
 /** The operator, or a member (any role, or `admin` when asked) of the organization. */
@@ -61,7 +94,15 @@ export async function requireMember(
   role: 'member' | 'admin' = 'member',
 ): Promise<void> {
   if (principal.kind === 'admin') return;
-  const has = await roleIn(ctx, principal, organizationId);
+  requireRole(await roleIn(ctx, principal, organizationId), organizationId, role);
+}
+
+/** Refuses a user whose role in the organization (`has`, undefined when not a member) is not enough. */
+export function requireRole(
+  has: 'admin' | 'member' | undefined,
+  organizationId: string,
+  role: 'member' | 'admin' = 'member',
+): void {
   if (has === undefined || (role === 'admin' && has !== 'admin')) {
     throw forbidden(
       role === 'admin'

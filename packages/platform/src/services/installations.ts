@@ -8,8 +8,9 @@ import { randomBytes } from 'node:crypto';
 import type { Manifest } from '@portico/manifest';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { prepared } from '../storage/prepared.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
-import { requireMember } from './auth.js';
+import { type Credentials, invalidToken, principalOf, requireMember, requireRole } from './auth.js';
 import {
   type Configuration,
   type ConfigurationError,
@@ -24,6 +25,22 @@ import { loadIntegration } from './integrations.js';
 import { hashToken, newId, newToken } from './tokens.js';
 
 type Row = Database['installations'];
+/** What an installation's view is made of. */
+type ViewRow = Pick<
+  Row,
+  | 'id'
+  | 'integration_name'
+  | 'organization_id'
+  | 'target_type'
+  | 'target_id'
+  | 'parent_id'
+  | 'status'
+  | 'configuration'
+  | 'space_selection'
+  | 'site_selection'
+  | 'created_at'
+  | 'updated_at'
+>;
 
 const SETUP_EVENT: Record<TargetType, string> = {
   organization: 'installation_setup',
@@ -54,7 +71,7 @@ export interface InstallationView {
   createdAt: string;
 }
 
-export function view(ctx: ServiceContext, row: Row, selections?: Selections): InstallationView {
+export function view(ctx: ServiceContext, row: ViewRow, selections?: Selections): InstallationView {
   return {
     id: row.id,
     integration: row.integration_name,
@@ -82,18 +99,26 @@ const selectionCache = new Map<string, Selections>();
 const MAX_CACHED_SELECTIONS = 10_000;
 
 /** The selections of an organization installation (undefined for space and site installations). */
-export async function selectionsOf(db: Kysely<Database>, row: Row): Promise<Selections | undefined> {
+export async function selectionsOf(db: Kysely<Database>, row: ViewRow): Promise<Selections | undefined> {
   if (row.target_type !== 'organization') return undefined;
   const key = `${row.id}@${row.updated_at}@${row.space_selection}@${row.site_selection}`;
   const cached = selectionCache.get(key);
-  if (cached !== undefined) return structuredClone(cached);
+  if (cached !== undefined) return copySelections(cached);
   const selections = await readSelections(db, row);
   if (selectionCache.size >= MAX_CACHED_SELECTIONS) selectionCache.clear();
   selectionCache.set(key, selections);
-  return structuredClone(selections);
+  return copySelections(selections);
 }
 
-async function readSelections(db: Kysely<Database>, row: Row): Promise<Selections> {
+/** A copy the caller may change without changing the cache (structuredClone costs far more). */
+function copySelections({ space_selection: spaces, site_selection: sites }: Selections): Selections {
+  return {
+    space_selection: spaces.mode === 'all' ? { mode: 'all' } : { mode: 'selected', spaces: [...spaces.spaces] },
+    site_selection: sites.mode === 'all' ? { mode: 'all' } : { mode: 'selected', sites: [...sites.sites] },
+  };
+}
+
+async function readSelections(db: Kysely<Database>, row: ViewRow): Promise<Selections> {
   const listed = (kind: 'space' | 'site') =>
     row[`${kind}_selection`] === 'all'
       ? Promise.resolve(undefined)
@@ -114,7 +139,7 @@ async function readSelections(db: Kysely<Database>, row: Row): Promise<Selection
 }
 
 /** The view of an installation, with its selections when it is an organization installation. */
-export async function fullView(ctx: ServiceContext, row: Row): Promise<InstallationView> {
+export async function fullView(ctx: ServiceContext, row: ViewRow): Promise<InstallationView> {
   return view(ctx, row, await selectionsOf(ctx.db, row));
 }
 
@@ -337,15 +362,30 @@ async function mintToken(
 
 /** The installation (not uninstalled), or 404. */
 export async function loadInstallation(ctx: ServiceContext, id: string): Promise<Row> {
-  const row = await ctx.db
-    .selectFrom('installations')
-    .selectAll()
-    .where('id', '=', id)
-    .where('uninstalled_at', 'is', null)
-    .executeTakeFirst();
+  const row = await byId.first(ctx.db, id);
   if (!row) throw notFound(`the installation ${id}`);
   return row;
 }
+
+const byId = prepared((db, id: string) =>
+  db.selectFrom('installations').selectAll().where('id', '=', id).where('uninstalled_at', 'is', null),
+);
+
+/**
+ * The installation with the caller's role in its organization, in one query (a user's; null for
+ * everyone else, and for users who are not members).
+ */
+const byIdWithRole = prepared((db, id: string, userId: string) =>
+  db
+    .selectFrom('installations as i')
+    .leftJoin('memberships as m', (join) =>
+      join.onRef('m.organization_id', '=', 'i.organization_id').on('m.user_id', '=', userId),
+    )
+    .selectAll('i')
+    .select('m.role as member_role')
+    .where('i.id', '=', id)
+    .where('i.uninstalled_at', 'is', null),
+);
 
 /** The installation, for the operator, a member of its organization, or its own token. */
 export async function authorizedInstallation(
@@ -357,19 +397,96 @@ export async function authorizedInstallation(
   if (principal.kind === 'installation') {
     if (principal.installationId !== id) throw forbidden('an installation token can only reach its own installation');
     if (role === 'admin') throw forbidden('an installation cannot pause, resume or remove itself');
-    return loadInstallation(ctx, id);
   }
-  const row = await loadInstallation(ctx, id);
-  await requireMember(ctx, principal, row.organization_id, role);
+  // No user has the id null: everyone but a user gets no role.
+  const found = await byIdWithRole.first(ctx.db, id, principal.kind === 'user' ? principal.userId : nobody);
+  if (!found) throw notFound(`the installation ${id}`);
+  const { member_role, ...row } = found;
+  if (principal.kind === 'user') requireRole(member_role ?? undefined, row.organization_id, role);
   return row;
 }
 
-export async function getInstallation(
+const nobody = null as unknown as string;
+
+/** The columns an installation's view is made of. */
+const VIEW_COLUMNS = [
+  'i.id',
+  'i.integration_name',
+  'i.organization_id',
+  'i.target_type',
+  'i.target_id',
+  'i.parent_id',
+  'i.status',
+  'i.configuration',
+  'i.space_selection',
+  'i.site_selection',
+  'i.created_at',
+  'i.updated_at',
+] as const;
+
+/**
+ * What GET /v1/installations/{id} reads, in one query: for a user's token, the token itself (no
+ * row: not valid), the installation (null: not there), the user's role in its organization, and
+ * whether any endpoint of the installation is disabled (the route then lists them as alerts).
+ * Nothing of it is cached: a revoked token or a removed membership counts at once, on every node.
+ */
+const forUserToken = prepared((db, tokenHash: string, id: string) =>
+  db
+    .selectFrom('user_tokens as t')
+    .leftJoin('installations as i', (join) => join.on('i.id', '=', id).on('i.uninstalled_at', 'is', null))
+    .leftJoin('memberships as m', (join) =>
+      join.onRef('m.organization_id', '=', 'i.organization_id').onRef('m.user_id', '=', 't.user_id'),
+    )
+    .select(VIEW_COLUMNS)
+    .select(['m.role as member_role', disabledEndpoints])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.revoked_at', 'is', null),
+);
+/** The same for the operator and installation tokens (their token is looked up on its own first). */
+const forOthers = prepared((db, id: string) =>
+  db
+    .selectFrom('installations as i')
+    .select(VIEW_COLUMNS)
+    .select(disabledEndpoints)
+    .where('i.id', '=', id)
+    .where('i.uninstalled_at', 'is', null),
+);
+
+function disabledEndpoints(eb: ExpressionBuilder<Database & { i: Row }, 'i'>) {
+  return eb
+    .exists(
+      eb
+        .selectFrom('endpoints as e')
+        .select('e.id')
+        .whereRef('e.installation_id', '=', 'i.id')
+        .where('e.disabled_at', 'is not', null),
+    )
+    .as('disabled_endpoints');
+}
+
+/** What GET /v1/installations/{id} shows: the installation, and whether it has disabled endpoints to list. */
+export async function readInstallation(
   ctx: ServiceContext,
-  principal: Principal,
+  credentials: Credentials,
   id: string,
-): Promise<InstallationView> {
-  return fullView(ctx, await authorizedInstallation(ctx, principal, id));
+): Promise<{ installation: InstallationView; disabledEndpoints: boolean }> {
+  let row: ViewRow & { disabled_endpoints: unknown };
+  if (credentials.kind === 'user') {
+    const found = await forUserToken.first(ctx.db, credentials.tokenHash, id);
+    if (!found) throw invalidToken();
+    if (found.id === null) throw notFound(`the installation ${id}`);
+    requireRole(found.member_role ?? undefined, found.organization_id as string);
+    row = found as typeof row;
+  } else {
+    const principal = await principalOf(ctx, credentials);
+    if (principal.kind === 'installation' && principal.installationId !== id)
+      throw forbidden('an installation token can only reach its own installation');
+    const found = await forOthers.first(ctx.db, id);
+    if (!found) throw notFound(`the installation ${id}`);
+    row = found;
+  }
+  // SQLite answers 0 or 1, PostgreSQL a boolean.
+  return { installation: await fullView(ctx, row), disabledEndpoints: Boolean(row.disabled_endpoints) };
 }
 
 export interface ConfigurationResult {
@@ -392,7 +509,7 @@ export async function patchConfiguration(
   const before = await authorizedInstallation(ctx, principal, id);
   const { manifest } = await loadIntegration(ctx, before.integration_name);
   const level = levelOf(before.target_type);
-  const result = await ctx.db.transaction().execute(async (trx) => {
+  const edit = async (trx: Transaction<Database>): Promise<ConfigurationResult> => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
     const row = await trx
       .selectFrom('installations')
@@ -414,7 +531,12 @@ export async function patchConfiguration(
     if (status !== row.status) await recordStatus(trx, id, row.status, status, 'configuration', now);
     await owe(trx, { ...row, status }, 'configuration', now);
     return { status, configuration, errors };
-  });
+  };
+  // On SQLite edits that arrive together share one commit (group commit: one fsync for them all;
+  // its writes take turns on the one connection anyway). On PostgreSQL each edit keeps its own
+  // transaction: it locks the installation's row, and shared transactions running side by side
+  // could then wait on each other's rows (a deadlock) or hold unrelated writes behind the lock.
+  const result = ctx.dialect === 'sqlite' ? await ctx.write(edit) : await ctx.db.transaction().execute(edit);
   ctx.wake();
   return result;
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { type Manifest, parseManifest, resolveSecrets } from '@portico/manifest';
 import type { Kysely } from 'kysely';
 import { badRequest, forbidden, notFound } from '../errors.js';
+import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import { requireMember, roleIn } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -124,13 +125,17 @@ function describe(
   };
 }
 
+const integrationByName = prepared((db, name: string) =>
+  db.selectFrom('integrations').selectAll().where('name', '=', name),
+);
+
 /** Published versions never change, so their parsed manifests are kept, per database (name@version → manifest). */
 const manifestCaches = new WeakMap<ServiceContext['db'], Map<string, Manifest>>();
 const MAX_CACHED_MANIFESTS = 1000;
 
 /** The integration and its latest version, as stored (read through `db`: pass the transaction when inside one). */
 export async function loadIntegration(ctx: ServiceContext, name: string, db: Kysely<Database> = ctx.db) {
-  const row = await db.selectFrom('integrations').selectAll().where('name', '=', name).executeTakeFirst();
+  const row = await integrationByName.first(db, name);
   if (!row) throw notFound(`the integration ${name}`);
   const key = `${name}@${row.latest_version}`;
   let manifests = manifestCaches.get(ctx.db);

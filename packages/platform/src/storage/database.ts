@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { readThrough } from './prepared.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -67,12 +68,48 @@ function openSqlite(file: string): OpenDatabase {
     close: () => sqlite.close(),
   };
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  // The reads every request makes (prepared.ts) go through a second connection: in WAL mode it
+  // reads the last commit while the first connection writes, so they neither queue behind a
+  // transaction (Kysely runs everything on its one connection, in turn) nor see what is not
+  // committed yet, and they skip Kysely's executor.
+  const reader = new SQLite(file);
+  reader.pragma('query_only = ON');
+  reader.pragma('busy_timeout = 5000');
+  const readStatements = new Map<string, { statement: SQLite.Statement; toRow: (values: unknown[]) => unknown }>();
+  readThrough(db, (text, parameters) => {
+    let read = readStatements.get(text);
+    if (read === undefined) {
+      if (readStatements.size >= MAX_CACHED_STATEMENTS) readStatements.clear();
+      const statement = reader.prepare(text).raw(true);
+      read = { statement, toRow: rowMaker(statement.columns().map((c) => c.name)) };
+      readStatements.set(text, read);
+    }
+    return (read.statement.all(parameters as unknown[]) as unknown[][]).map(read.toRow);
+  });
   return {
     db,
     dialect: 'sqlite',
     sqlite,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      reader.close();
+    },
   };
+}
+
+/**
+ * Makes the row objects of a statement from its arrays of values. better-sqlite3 builds each
+ * object a property at a time through V8's API, and so would a loop over the names here (about
+ * ten times slower, measured on a 14-column row); an object literal with the statement's column
+ * names (written as JSON strings) is built at once, always with the same shape.
+ */
+function rowMaker(columns: string[]): (values: unknown[]) => unknown {
+  if (columns.includes('__proto__')) {
+    // (In a literal that name would set the prototype.)
+    return (values) => Object.fromEntries(columns.map((name, i) => [name, values[i]]));
+  }
+  const properties = columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
+  return new Function('values', `return { ${properties.join(', ')} };`) as (values: unknown[]) => unknown;
 }
 
 function openPostgres(url: string, onIdleConnectionError: (error: Error) => void = () => {}): OpenDatabase {

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends } from '../test-support/backends.js';
+import { type OpenDatabase, openDatabase } from './database.js';
+import { migrate } from './migrate.js';
+import { prepared } from './prepared.js';
+
+describe.each(backends)('prepared queries on $name', (backend) => {
+  let database: OpenDatabase;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    const fresh = await backend.fresh();
+    cleanup = fresh.cleanup;
+    database = openDatabase({ url: fresh.config.databaseUrl, sqliteFile: `${fresh.config.dataDir}/portico.db` });
+    await migrate(database);
+    await database.db
+      .insertInto('organizations')
+      .values([
+        { id: 'acme', title: 'Acme', subdomain: null, created_at: 1 },
+        { id: 'globex', title: 'Globex', subdomain: null, created_at: 2 },
+        { id: 'initech', title: 'Initech', subdomain: null, created_at: 3 },
+      ])
+      .execute();
+  });
+  afterAll(async () => {
+    await database?.close();
+    await cleanup?.();
+  });
+
+  it('puts each call’s arguments in their places, as often and in whatever order the query uses them', async () => {
+    const query = prepared((db, after: number, id: string) =>
+      db
+        .selectFrom('organizations')
+        .select(['id', 'title'])
+        .where((eb) => eb.or([eb('id', '=', id), eb('created_at', '>', after)]))
+        .where('title', '!=', 'Nobody')
+        .orderBy('id'),
+    );
+    expect(await query.all(database.db, 2, 'acme')).toEqual([
+      { id: 'acme', title: 'Acme' },
+      { id: 'initech', title: 'Initech' },
+    ]);
+    expect(await query.all(database.db, 5, 'globex')).toEqual([{ id: 'globex', title: 'Globex' }]);
+    expect(await query.first(database.db, 5, 'nobody')).toBeUndefined();
+    expect(await query.first(database.db, 0, 'nobody')).toEqual({ id: 'acme', title: 'Acme' });
+  });
+
+  it('takes null for an argument (it matches nothing in a comparison)', async () => {
+    const query = prepared((db, id: string) => db.selectFrom('organizations').select('id').where('id', '=', id));
+    expect(await query.all(database.db, null as unknown as string)).toEqual([]);
+    expect(await query.all(database.db, 'acme')).toEqual([{ id: 'acme' }]);
+  });
+
+  it('refuses a query that uses an argument for anything but a value', async () => {
+    const query = prepared((db, column: string) =>
+      db
+        .selectFrom('organizations')
+        .select('id')
+        .where(column as 'id', '=', 'acme'),
+    );
+    await expect(query.all(database.db, 'id')).rejects.toThrow(/argument 0 is not used as a value/);
+  });
+});

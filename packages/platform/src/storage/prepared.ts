@@ -1,0 +1,83 @@
+/**
+ * Queries built and compiled once, run many times with new values. Kysely builds and compiles a
+ * query on every call (a tree of frozen nodes, then a visitor over it), which for the few queries
+ * every request runs (token, installation, membership) cost about as much as running them. A
+ * prepared query is built once per database with a marker for each argument; each call only puts
+ * the arguments in the markers' places. Prepared queries are reads: on SQLite they run on the read
+ * connection (see `readThrough`), which keeps each statement, so a call is a lookup and a step.
+ */
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+type Compiled = { sql: string; query: CompiledQuery['query']; queryId: CompiledQuery['queryId']; slots: Slot[] };
+/** Where a parameter comes from: an argument (by position), or a value the query fixed itself. */
+type Slot = { arg: number } | { value: unknown };
+
+export interface PreparedQuery<A extends unknown[], R> {
+  /** Every row of the query with these arguments. */
+  all(db: Kysely<Database>, ...args: A): Promise<R[]>;
+  /** The first row, or undefined. */
+  first(db: Kysely<Database>, ...args: A): Promise<R | undefined>;
+}
+
+/** Runs a query's SQL at once and answers its rows (SQLite's read connection, see database.ts). */
+type Reader = (sql: string, parameters: readonly unknown[]) => unknown[];
+const readers = new WeakMap<Kysely<Database>, Reader>();
+
+/**
+ * Prepared queries on `db` go to `read` instead of through Kysely's executor: they must then be
+ * reads (the SQLite read connection refuses writes), and they never see a transaction's work
+ * before it commits. Queries in a transaction (a database of its own) are not affected.
+ */
+export function readThrough(db: Kysely<Database>, read: Reader): void {
+  readers.set(db, read);
+}
+
+/**
+ * `build` receives placeholders for its arguments (declare each one: their number is read from
+ * `build.length`) and must use each only as a value in a comparison, never to decide the query's
+ * shape: the query is built once. Placeholders that do not come back as parameters are refused
+ * at the first call.
+ */
+export function prepared<A extends unknown[], R>(
+  build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+): PreparedQuery<A, R> {
+  // Per database (its dialect decides the SQL); a transaction is a database of its own, so
+  // queries meant to run in transactions gain nothing here.
+  const byDatabase = new WeakMap<Kysely<Database>, Compiled>();
+  const compiledFor = (db: Kysely<Database>): Compiled => {
+    let compiled = byDatabase.get(db);
+    if (compiled === undefined) {
+      compiled = compile(db, build);
+      byDatabase.set(db, compiled);
+    }
+    return compiled;
+  };
+  const all = async (db: Kysely<Database>, ...args: A): Promise<R[]> => {
+    const { sql, query, queryId, slots } = compiledFor(db);
+    const parameters = slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value));
+    const read = readers.get(db);
+    if (read !== undefined) return read(sql, parameters) as R[];
+    const result = await db.executeQuery<R>({ sql, query, queryId, parameters });
+    return result.rows;
+  };
+  return { all, first: async (db, ...args) => (await all(db, ...args))[0] };
+}
+
+function compile<A extends unknown[], R>(
+  db: Kysely<Database>,
+  build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+): Compiled {
+  const markers = Array.from({ length: build.length - 1 }, (_, i) => `\u0000portico-prepared-argument-${i}\u0000`);
+  const compiled = build(db, ...(markers as A)).compile();
+  const slots: Slot[] = compiled.parameters.map((value) => {
+    const arg = typeof value === 'string' ? markers.indexOf(value) : -1;
+    return arg >= 0 ? { arg } : { value };
+  });
+  for (const [i, marker] of markers.entries()) {
+    if (!slots.some((slot) => 'arg' in slot && slot.arg === i) || compiled.sql.includes(marker)) {
+      throw new Error(`prepared query: argument ${i} is not used as a value in: ${compiled.sql}`);
+    }
+  }
+  return { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, slots };
+}
