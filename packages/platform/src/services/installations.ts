@@ -281,6 +281,19 @@ export async function insertInstallation(
   return row;
 }
 
+/** The installation as it is inside `trx`, locked on PostgreSQL until it ends; 404 when removed. */
+export async function lockedInstallation(ctx: ServiceContext, trx: Transaction<Database>, id: string): Promise<Row> {
+  const row = await trx
+    .selectFrom('installations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('uninstalled_at', 'is', null)
+    .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
+    .executeTakeFirst();
+  if (!row) throw notFound(`the installation ${id}`);
+  return row;
+}
+
 /** Marks an installation changed (its selection is derived from the installations below it). */
 async function touch(trx: Transaction<Database>, id: string, at: number) {
   await trx.updateTable('installations').set(laterThan(at)).where('id', '=', id).execute();
@@ -511,14 +524,7 @@ export async function patchConfiguration(
   const level = levelOf(before.target_type);
   const edit = async (trx: Transaction<Database>): Promise<ConfigurationResult> => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
-    const row = await trx
-      .selectFrom('installations')
-      .selectAll()
-      .where('id', '=', id)
-      .where('uninstalled_at', 'is', null)
-      .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
-      .executeTakeFirst();
-    if (!row) throw notFound(`the installation ${id}`);
+    const row = await lockedInstallation(ctx, trx, id);
     const configuration = mergeConfiguration(JSON.parse(row.configuration), patch);
     const errors = validateConfiguration(manifest, level, configuration);
     const status: InstallationStatus = row.status === 'paused' ? 'paused' : errors.length === 0 ? 'active' : 'pending';

@@ -16,6 +16,7 @@ import {
   type InstallationView,
   insertInstallation,
   laterThan,
+  lockedInstallation,
   removeInstallations,
 } from './installations.js';
 import { loadIntegration } from './integrations.js';
@@ -60,14 +61,7 @@ export async function setSelection(
   const mayRemove =
     principal.kind === 'admin' || (await roleIn(ctx, principal, installation.organization_id)) === 'admin';
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('installations')
-      .selectAll()
-      .where('id', '=', id)
-      .where('uninstalled_at', 'is', null)
-      .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
-      .executeTakeFirst();
-    if (!current) throw notFound(`the installation ${id}`);
+    const current = await lockedInstallation(ctx, trx, id);
     const now = ctx.now();
     for (const { kind, mode, places } of wanted) {
       const below = await trx
