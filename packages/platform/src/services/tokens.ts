@@ -24,11 +24,6 @@ export function sameHash(a: string, b: string): boolean {
   return difference === 0;
 }
 
-/** Compares two secrets in constant time (through their hashes, so lengths may differ). */
-export function sameSecret(a: string, b: string): boolean {
-  return sameHash(hashToken(a), hashToken(b));
-}
-
 /** An id with a readable prefix: `inst_3f9c…`. */
 export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(10).toString('hex')}`;
