@@ -50,6 +50,8 @@ export const SITE_EVENTS = new Set(['site_view', 'page_feedback']);
 /** Host failures that say the worker itself is in trouble: they count towards its circuit breaker. */
 const WORKER_FAILURES = new Set(['timeout', 'crashed', 'memory', 'startup', 'unreachable']);
 const ROUTE_BATCH = 200;
+/** After asking a version what it handles got no answer, the next question waits this long. */
+const DESCRIBE_RETRY_MS = 30_000;
 const INSERT_CHUNK = 200;
 
 export interface Hosts {
@@ -89,6 +91,7 @@ export interface DispatcherOptions {
 export class Dispatcher {
   private readonly ctx: ServiceContext;
   private readonly bundles = new Map<string, Promise<LoadedBundle>>();
+  private readonly describing = new Map<string, Promise<IntegrationDescriptor | undefined>>();
   private readonly loop: WakeLoop;
   private readonly breakers: CircuitBreakers;
   private readonly inFlight = new Set<Promise<void>>();
@@ -170,9 +173,30 @@ export class Dispatcher {
     return { ...response.answer, host };
   }
 
-  /** What the integration handles (`GET /v1`), learned once per version and kept in the database. */
-  async describe(bundle: LoadedBundle): Promise<IntegrationDescriptor | undefined> {
-    if (bundle.descriptor !== undefined) return bundle.descriptor;
+  /**
+   * What the integration handles (`GET /v1`), learned once per version and kept in the database.
+   * One question per version at a time; after one that got no answer, the next waits
+   * `DESCRIBE_RETRY_MS` (a worker that does not answer is not asked once per event).
+   */
+  describe(bundle: LoadedBundle): Promise<IntegrationDescriptor | undefined> {
+    if (bundle.descriptor !== undefined) return Promise.resolve(bundle.descriptor);
+    const key = `${bundle.name}@${bundle.version}`;
+    let asking = this.describing.get(key);
+    if (asking === undefined) {
+      asking = this.learnDescriptor(bundle).catch((error) => {
+        this.options.logger?.warn({ err: error, integration: key }, 'could not learn what the integration handles');
+        return undefined;
+      });
+      this.describing.set(key, asking);
+      void asking.then((descriptor) => {
+        if (descriptor !== undefined) this.describing.delete(key);
+        else setTimeout(() => this.describing.delete(key), DESCRIBE_RETRY_MS).unref();
+      });
+    }
+    return asking;
+  }
+
+  private async learnDescriptor(bundle: LoadedBundle): Promise<IntegrationDescriptor | undefined> {
     const builtin = this.options.hosts.inProcess.descriptorOf(bundle.name);
     const descriptor =
       builtin ??
