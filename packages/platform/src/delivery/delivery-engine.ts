@@ -87,11 +87,16 @@ export class DeliveryEngine {
     this.loop.start();
   }
 
-  /** Gives deliveries from before migration 004 their endpoint and destination (parsed from the URL). */
+  /**
+   * Gives pending deliveries from before migration 004 their endpoint and destination (parsed from
+   * the URL), which admission needs; ended ones keep none. Reads pending rows only (an index), so a
+   * start costs nothing once they are done.
+   */
   async adoptOlderDeliveries(): Promise<number> {
     const rows = await this.ctx.db
       .selectFrom('deliveries')
       .select(['id', 'installation_id', 'url'])
+      .where('status', '=', 'pending')
       .where('destination', 'is', null)
       .execute();
     for (const row of rows) {

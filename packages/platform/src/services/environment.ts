@@ -10,7 +10,7 @@ import type { Manifest } from '@portico/manifest';
 import type { Environment, OrganizationInstallationInfo } from '@portico/runtime';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
-import { currentToken, publicEndpointOf, selectionsOf } from './installations.js';
+import { currentToken, loadInstallation, publicEndpointOf, selectionsOf } from './installations.js';
 
 type Row = Database['installations'];
 
@@ -53,13 +53,9 @@ export async function buildEnvironment(
 
 /** The organization installation above a space or site installation, as its environment shows it. */
 async function organizationInstallation(ctx: ServiceContext, installation: Row): Promise<OrganizationInstallationInfo> {
-  const parent = await ctx.db
-    .selectFrom('installations')
-    .selectAll()
-    .where('id', '=', installation.parent_id ?? '')
-    .executeTakeFirst();
-  const selections = parent && (await selectionsOf(ctx.db, parent));
-  if (!parent || !selections) {
+  const parent = await loadInstallation(ctx, installation.parent_id ?? '');
+  const selections = await selectionsOf(ctx.db, parent);
+  if (!selections) {
     throw new Error(`the ${installation.target_type} installation ${installation.id} has no organization installation`);
   }
   return {

@@ -201,17 +201,13 @@ export async function installInto(
     );
   }
   const { manifest } = await loadIntegration(ctx, parent.integration_name);
-  const row = await ctx.db.transaction().execute((trx) =>
-    insertInstallation(ctx, trx, creatorOf(principal), {
-      integration: parent.integration_name,
-      organizationId: parent.organization_id,
-      target,
-      parentId,
-      manifest,
-    }),
-  );
-  ctx.wake();
-  return view(ctx, row);
+  return create(ctx, principal, {
+    integration: parent.integration_name,
+    organizationId: parent.organization_id,
+    target,
+    parentId,
+    manifest,
+  });
 }
 
 export interface NewInstallation {
@@ -300,8 +296,9 @@ async function touch(trx: Transaction<Database>, id: string, at: number) {
 }
 
 /**
- * `updated_at` set to `at`, or one more than it was when that is not later: every change gives a
- * new value, which the selection cache keys on.
+ * `updated_at` set to `at`, or one more than it was when that is not later: every change of an
+ * installation gives it a new, larger value, which the selection cache keys on (so every update of
+ * an installation sets its `updated_at` through this).
  */
 export function laterThan(at: number) {
   return {
@@ -531,7 +528,8 @@ export async function patchConfiguration(
     const now = ctx.now();
     await trx
       .updateTable('installations')
-      .set({ configuration: JSON.stringify(configuration), status, updated_at: now })
+      .set({ configuration: JSON.stringify(configuration), status })
+      .set(laterThan(now))
       .where('id', '=', id)
       .execute();
     if (status !== row.status) await recordStatus(trx, id, row.status, status, 'configuration', now);
@@ -558,12 +556,7 @@ export async function setPaused(
   return ctx.db
     .transaction()
     .execute(async (trx) => {
-      const row = await trx
-        .selectFrom('installations')
-        .selectAll()
-        .where('id', '=', id)
-        .$if(ctx.dialect === 'postgres', (qb) => qb.forUpdate())
-        .executeTakeFirstOrThrow();
+      const row = await lockedInstallation(ctx, trx, id);
       let status: InstallationStatus;
       if (paused) status = 'paused';
       else if (row.status !== 'paused') status = row.status;
@@ -573,7 +566,7 @@ export async function setPaused(
       }
       if (status !== row.status) {
         const now = ctx.now();
-        await trx.updateTable('installations').set({ status, updated_at: now }).where('id', '=', id).execute();
+        await trx.updateTable('installations').set({ status }).set(laterThan(now)).where('id', '=', id).execute();
         await recordStatus(
           trx,
           id,
