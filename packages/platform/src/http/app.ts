@@ -436,30 +436,21 @@ export function createApp(options: AppOptions) {
     async (c) => {
       requireAdmin(await principal(c));
       const { events } = c.req.valid('json');
-      const checked = events.map((event, index) => {
-        const parsed = S.EventInput.safeParse(event);
-        return parsed.success
-          ? { event: parsed.data }
-          : {
-              error: new ApiError(
-                400,
-                'invalid_event',
-                describeValidationError(`events.${index}`, parsed.error).replace(/^invalid request: /, ''),
-              ),
-            };
-      });
-      const accepted = await ingestEvents(
+      const results = await ingestEvents(
         ctx,
-        checked.flatMap((c) => (c.event !== undefined ? [c.event as IncomingEvent] : [])),
+        events.map((event, index) => {
+          const parsed = S.EventInput.safeParse(event);
+          if (parsed.success) return parsed.data as IncomingEvent;
+          const reason = describeValidationError(`events.${index}`, parsed.error).replace(/^invalid request: /, '');
+          return new ApiError(400, 'invalid_event', reason);
+        }),
       );
-      let next = 0;
-      const results = checked.map((c) => {
-        const result = 'event' in c ? accepted[next++] : c;
-        return result && 'error' in result
-          ? { error: { code: result.error.code, message: result.error.message } }
-          : (result as { eventId: string; duplicate: boolean });
-      });
-      return c.json({ results }, 202);
+      return c.json(
+        {
+          results: results.map((r) => ('error' in r ? { error: { code: r.error.code, message: r.error.message } } : r)),
+        },
+        202,
+      );
     },
   );
 

@@ -48,34 +48,41 @@ export async function ingestEvent(ctx: ServiceContext, input: IncomingEvent): Pr
 
 /**
  * Persists events in one write (each idempotent on its eventId: one seen before, or earlier in
- * the same batch, is a duplicate), acknowledged once committed. An event whose place does not
- * exist gets its own error and changes nothing; the others are accepted.
+ * the same batch, is a duplicate), acknowledged once committed; answers one result per input, in
+ * order. An input that is already an ApiError (refused by the caller's validation), or an event
+ * whose place does not exist, gets its error and changes nothing; the others are accepted.
  */
 export async function ingestEvents(
   ctx: ServiceContext,
-  inputs: IncomingEvent[],
+  inputs: (IncomingEvent | ApiError)[],
 ): Promise<(Accepted | { error: ApiError })[]> {
-  const results: (Accepted | { error: ApiError } | undefined)[] = [];
   const rows: Database['events'][] = [];
+  /** Per input: its refusal, or the index of its row. */
+  const slots: ({ error: ApiError } | number)[] = [];
   const now = ctx.now();
   for (const input of inputs) {
+    if (input instanceof ApiError) {
+      slots.push({ error: input });
+      continue;
+    }
     const site = SITE_EVENTS.has(input.type);
     try {
       await requirePlace(ctx, site ? 'site' : 'space', String(site ? input.siteId : input.spaceId));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      results.push({ error });
+      slots.push({ error });
       continue;
     }
     const eventId = input.eventId ?? `evt_${randomBytes(12).toString('hex')}`;
-    rows.push({
-      event_id: eventId,
-      type: input.type,
-      payload: JSON.stringify({ ...input, eventId }),
-      received_at: now,
-      routed_at: null,
-    });
-    results.push(undefined);
+    slots.push(
+      rows.push({
+        event_id: eventId,
+        type: input.type,
+        payload: JSON.stringify({ ...input, eventId }),
+        received_at: now,
+        routed_at: null,
+      }) - 1,
+    );
   }
   const inserted = new Set<string>();
   if (rows.length > 0) {
@@ -91,17 +98,15 @@ export async function ingestEvents(
       }
     });
   }
-  let next = 0;
+  if (inserted.size > 0) ctx.wake();
   const answered = new Set<string>();
-  const out = results.map((result) => {
-    if (result !== undefined) return result;
-    const eventId = (rows[next++] as Database['events']).event_id;
+  return slots.map((slot) => {
+    if (typeof slot !== 'number') return slot;
+    const eventId = (rows[slot] as Database['events']).event_id;
     const duplicate = !inserted.has(eventId) || answered.has(eventId);
     answered.add(eventId);
     return { eventId, duplicate };
   });
-  if (inserted.size > 0) ctx.wake();
-  return out;
 }
 
 /** Rows per INSERT statement (well under SQLite's limit on bound parameters). */
