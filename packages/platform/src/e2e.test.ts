@@ -376,7 +376,7 @@ describe('durability', () => {
     const { port } = new URL(platform.url);
     await platform.close();
     platform = await startPlatform({ port: Number(port), host: '127.0.0.1', dataDir, allowPrivateNetwork: true });
-    const arrived = await until('the event after the restart', () => {
+    await until('the event after the restart', () => {
       const found = recorded.slice(before).filter((r) => r.event.eventId === 'e-after-crash');
       return found.length >= 1 ? found : undefined;
     });

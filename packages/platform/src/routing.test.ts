@@ -165,7 +165,7 @@ describe.each(backends)('routing and selection on $name', (backend) => {
   });
 
   it('mode all installs into every space, also one created later, with its setup event', async () => {
-    const org = (await admin('GET', '/v1/installations/' + (await orgInstallationOf('alpha')))).body.id as string;
+    const org = await orgInstallationOf('alpha');
     const patched = await bob('PATCH', `/v1/installations/${org}`, { space_selection: { mode: 'all' } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(patched.body.space_selection).toEqual({ mode: 'all' });

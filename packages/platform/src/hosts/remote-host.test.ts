@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createIntegration, encodeEnvelope, type PlatformEvent } from '@portico/runtime';
+import { createIntegration, type PlatformEvent } from '@portico/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostError } from './host.js';
 import { InProcessHost } from './in-process-host.js';

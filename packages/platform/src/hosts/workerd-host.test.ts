@@ -1,14 +1,8 @@
-/**
- * The hostile-integration suite: integrations that loop, bomb memory, throw at import, read
- * process.env, reach for internal addresses, answer 100 MB or never answer, run in the workerd
- * host. Each is contained with a clear error; other integrations keep answering; the next
- * dispatch to the same integration works.
- */
-import { encodeEnvelope, type PlatformEvent } from '@portico/runtime';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchRequest } from '../test-support/host-request.js';
 import { createEgress, type EgressRecord } from './egress.js';
-import { HostError, type HostRequest, type IntegrationBundle } from './host.js';
+import { HostError, type IntegrationBundle } from './host.js';
 import { WorkerdHost } from './workerd-host.js';
 
 const root = new URL('../../../../', import.meta.url).pathname;
@@ -25,31 +19,6 @@ async function bundle(name: string, source: string): Promise<IntegrationBundle> 
     logLevel: 'silent',
   });
   return { name, version: 1, script: result.outputFiles[0]?.text ?? '' };
-}
-
-const environment = {
-  apiEndpoint: 'http://127.0.0.1:9',
-  apiTokens: { installation: 't' },
-  integration: { name: 'x', urls: { publicEndpoint: 'https://p.test/public' } },
-  id: 'inst_1',
-  status: 'active',
-  configuration: {},
-  urls: { publicEndpoint: 'https://p.test/public' },
-  secrets: {},
-  installationKey: 'k',
-  organization: 'acme',
-  target: 'organization',
-  space_selection: { mode: 'all', spaces: [] },
-  externalIds: [],
-} as const;
-
-async function request(path: string, installationId = 'inst_1'): Promise<HostRequest> {
-  const event = {
-    type: 'fetch',
-    eventId: `e-${path}`,
-    request: { method: 'GET', url: `https://p.test/public${path}`, headers: [] },
-  } as PlatformEvent;
-  return { method: 'POST', envelope: { event, environment: environment as never }, installationId };
 }
 
 const text = (body: Uint8Array) => new TextDecoder().decode(body);
@@ -94,31 +63,31 @@ describe('the workerd host contains hostile integrations', () => {
   afterAll(() => host?.close());
 
   const expectContained = async (path: string, failure: HostError['failure'], message: RegExp) => {
-    const error = await host.dispatch(hostile, await request(path)).catch((e: unknown) => e);
+    const error = await host.dispatch(hostile, fetchRequest(path)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostError);
     expect((error as HostError).failure).toBe(failure);
     expect((error as HostError).message).toMatch(message);
     // The same integration answers its next dispatch, and others answer too.
-    expect(text((await host.dispatch(hostile, await request('/ok'))).body)).toBe('ok');
-    expect(text((await host.dispatch(friendly, await request('/'))).body)).toBe('still here');
+    expect(text((await host.dispatch(hostile, fetchRequest('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(friendly, fetchRequest('/'))).body)).toBe('still here');
   };
 
   it('runs a well-behaved request and keeps its logs', async () => {
-    const answer = await host.dispatch(hostile, await request('/ok'));
+    const answer = await host.dispatch(hostile, fetchRequest('/ok'));
     expect(answer.status).toBe(200);
     expect(text(answer.body)).toBe('ok');
     expect(answer.logs).toEqual(['handled /ok']);
   });
 
   it('stops an infinite loop at the wall-clock limit, while other integrations keep answering', async () => {
-    const looping = host.dispatch(hostile, await request('/loop')).catch((e: unknown) => e);
+    const looping = host.dispatch(hostile, fetchRequest('/loop')).catch((e: unknown) => e);
     const started = performance.now();
-    expect(text((await host.dispatch(friendly, await request('/'))).body)).toBe('still here');
+    expect(text((await host.dispatch(friendly, fetchRequest('/'))).body)).toBe('still here');
     expect(performance.now() - started).toBeLessThan(1500);
     const error = (await looping) as HostError;
     expect(error.failure).toBe('timeout');
     expect(error.message).toMatch(/hostile \(version 1\) did not answer within 2 s; it was stopped/);
-    expect(text((await host.dispatch(hostile, await request('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(hostile, fetchRequest('/ok'))).body)).toBe('ok');
   }, 30_000);
 
   it('stops a memory bomb at the memory ceiling', async () => {
@@ -126,7 +95,7 @@ describe('the workerd host contains hostile integrations', () => {
   }, 30_000);
 
   it('gives integration code no process.env', async () => {
-    const answer = await host.dispatch(hostile, await request('/env'));
+    const answer = await host.dispatch(hostile, fetchRequest('/env'));
     expect(answer.status).toBe(500);
     expect(JSON.parse(text(answer.body)).error.code).toBe('integration_error');
     expect(answer.logs.join('\n')).toMatch(/process is not defined/);
@@ -134,8 +103,8 @@ describe('the workerd host contains hostile integrations', () => {
 
   it('refuses egress to the metadata address and to loopback, and records it for the installation', async () => {
     egress.length = 0;
-    expect(text((await host.dispatch(hostile, await request('/metadata', 'inst_meta'))).body)).toBe('403');
-    const loopback = text((await host.dispatch(hostile, await request('/loopback', 'inst_loop'))).body);
+    expect(text((await host.dispatch(hostile, fetchRequest('/metadata', 'inst_meta'))).body)).toBe('403');
+    const loopback = text((await host.dispatch(hostile, fetchRequest('/loopback', 'inst_loop'))).body);
     expect(loopback).toMatch(/^403 .*egress refused: 127\.0\.0\.1 is a loopback, private or link-local address/);
     expect(egress).toEqual([
       expect.objectContaining({
@@ -157,21 +126,21 @@ describe('the workerd host contains hostile integrations', () => {
   }, 30_000);
 
   it('contains a promise that never resolves', async () => {
-    const answer = await host.dispatch(hostile, await request('/never')).catch((e: unknown) => e);
+    const answer = await host.dispatch(hostile, fetchRequest('/never')).catch((e: unknown) => e);
     // workerd notices a handler that can never answer; otherwise the wall-clock limit stops it.
     if (answer instanceof HostError) expect(answer.failure).toBe('timeout');
     else expect((answer as { status: number }).status).toBeGreaterThanOrEqual(500);
-    expect(text((await host.dispatch(hostile, await request('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(hostile, fetchRequest('/ok'))).body)).toBe('ok');
   }, 30_000);
 
   it('reports a script that throws at import as a startup failure, every time, and stays up', async () => {
     const broken = await bundle('broken', `throw new Error('cannot start: missing configuration'); export default {};`);
     for (let i = 0; i < 2; i++) {
-      const error = await host.dispatch(broken, await request('/')).catch((e: unknown) => e);
+      const error = await host.dispatch(broken, fetchRequest('/')).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(HostError);
       expect((error as HostError).failure).toBe('startup');
       expect((error as HostError).message).toMatch(/the worker of broken \(version 1\) did not start/);
     }
-    expect(text((await host.dispatch(friendly, await request('/'))).body)).toBe('still here');
+    expect(text((await host.dispatch(friendly, fetchRequest('/'))).body)).toBe('still here');
   }, 30_000);
 });

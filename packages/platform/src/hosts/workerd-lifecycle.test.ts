@@ -6,14 +6,14 @@
  * throughout; every wait is bounded and no assertion is about speed.
  */
 import { spawnSync } from 'node:child_process';
-import { encodeEnvelope, type PlatformEvent } from '@portico/runtime';
 import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client } from '../test-support/api.js';
 import { ADMIN_TOKEN, backends, SECRET_KEY } from '../test-support/backends.js';
+import { fetchRequest } from '../test-support/host-request.js';
 import { type ServeProcess, spawnServe } from '../test-support/serve-process.js';
 import { until } from '../test-support/webhook-world.js';
-import type { HostRequest, HostResponse, IntegrationBundle } from './host.js';
+import type { HostResponse, IntegrationBundle } from './host.js';
 import { isRunning, processes } from './proc.js';
 import { type StoppedWorker, WorkerdHost, type WorkerdHostOptions } from './workerd-host.js';
 
@@ -48,30 +48,6 @@ async function bundle(name: string): Promise<IntegrationBundle> {
   return { name, version: 1, script: script ?? '' };
 }
 
-async function request(path: string): Promise<HostRequest> {
-  const event = {
-    type: 'fetch',
-    eventId: `e-${path}`,
-    request: { method: 'GET', url: `https://p.test/public${path}`, headers: [] },
-  } as PlatformEvent;
-  const environment = {
-    apiEndpoint: 'http://127.0.0.1:9',
-    apiTokens: { installation: 't' },
-    integration: { name: 'x', urls: { publicEndpoint: 'https://p.test/public' } },
-    id: 'inst_1',
-    status: 'active',
-    configuration: {},
-    urls: { publicEndpoint: 'https://p.test/public' },
-    secrets: {},
-    installationKey: 'k',
-    organization: 'acme',
-    target: 'organization',
-    space_selection: { mode: 'all', spaces: [] },
-    externalIds: [],
-  };
-  return { method: 'POST', envelope: { event, environment: environment as never }, installationId: 'inst_1' };
-}
-
 const text = (body: Uint8Array) => new TextDecoder().decode(body);
 
 /**
@@ -97,7 +73,7 @@ function holdingHost(options: Partial<WorkerdHostOptions>) {
     stopped,
     /** Dispatches `/hold` to `name`; resolves once the integration waits, mid-dispatch, with its answer to come. */
     async hold(name: string): Promise<{ answer: Promise<HostResponse> }> {
-      const answer = host.dispatch(await bundle(name), await request('/hold'));
+      const answer = host.dispatch(await bundle(name), fetchRequest('/hold'));
       let settled: unknown;
       answer.then(
         () => (settled = 'it answered'),
@@ -133,7 +109,7 @@ describe('a worker idle for idleMs', () => {
   it('is stopped, its process gone, and the next dispatch starts it again', async () => {
     const { host, stopped } = holdingHost({ idleMs: 300 });
     const idle = await bundle('idle');
-    expect(text((await host.dispatch(idle, await request('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(idle, fetchRequest('/ok'))).body)).toBe('ok');
     const first = host.pidOf(idle);
     expect(first).toBeDefined();
     expect(isRunning(first as number)).toBe(true);
@@ -145,7 +121,7 @@ describe('a worker idle for idleMs', () => {
     expect(host.pidOf(idle)).toBeUndefined();
 
     // On demand again: a new process.
-    expect(text((await host.dispatch(idle, await request('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(idle, fetchRequest('/ok'))).body)).toBe('ok');
     const second = host.pidOf(idle);
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
@@ -156,7 +132,7 @@ describe('a worker idle for idleMs', () => {
   it('is not stopped while a dispatch is in flight or queued, however long it takes', async () => {
     const { host, stopped, hold, release } = holdingHost({ idleMs: 200 });
     const { answer: held } = await hold('busy');
-    const queued = host.dispatch(await bundle('busy'), await request('/ok'));
+    const queued = host.dispatch(await bundle('busy'), fetchRequest('/ok'));
     // Several idle periods pass with the dispatch in flight; the worker stays.
     await new Promise((r) => setTimeout(r, 1000));
     expect(stopped).toEqual([]);
@@ -170,10 +146,10 @@ describe('a worker idle for idleMs', () => {
   it('answers a dispatch that arrives while its idle stop is under way, from a new process', async () => {
     const { host, stopped } = holdingHost({ idleMs: 300 });
     const racing = await bundle('racing');
-    const answered = await host.dispatch(racing, await request('/ok'));
+    const answered = await host.dispatch(racing, fetchRequest('/ok'));
     expect(text(answered.body)).toBe('ok');
     const first = host.pidOf(racing) as number;
-    const envelope = await request('/ok');
+    const envelope = fetchRequest('/ok');
     // The stop starts by taking the worker off the live list, and its process ends some turns of
     // the event loop later: looking every turn, the dispatch arrives while the stop is under way.
     const deadline = Date.now() + 10_000;
@@ -202,9 +178,9 @@ describe('the cap on live workers', () => {
       await bundle('delta'),
     ];
 
-    expect(text((await host.dispatch(alpha, await request('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(alpha, fetchRequest('/ok'))).body)).toBe('ok');
     const { answer: heldBeta } = await hold('beta'); // beta is busy, alpha idle
-    expect(text((await host.dispatch(gamma, await request('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(gamma, fetchRequest('/ok'))).body)).toBe('ok');
     // A third worker: alpha, idle and least recently used, makes room; beta, older than gamma but busy, stays.
     await until('alpha to be stopped', () => stopped[0], 10_000);
     expect(stopped).toEqual([expect.objectContaining({ name: 'alpha', reason: 'evicted' })]);
@@ -234,7 +210,7 @@ describe('the cap on live workers', () => {
     expect(host.pidOf(delta)).toBeDefined();
     expect(stopped.map((s) => s.name)).toEqual(['alpha', 'beta']);
     // alpha comes back on demand; gamma, now the least recently used idle worker, makes room.
-    expect(text((await host.dispatch(alpha, await request('/ok'))).body)).toBe('ok');
+    expect(text((await host.dispatch(alpha, fetchRequest('/ok'))).body)).toBe('ok');
     await until('gamma to be stopped', () => stopped[2], 10_000);
     expect(stopped[2]).toEqual(expect.objectContaining({ name: 'gamma', reason: 'evicted' }));
   }, 60_000);
