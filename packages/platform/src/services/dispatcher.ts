@@ -30,6 +30,7 @@ import type { Database } from '../storage/schema.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import type { ServiceContext } from './context.js';
 import { buildEnvironment } from './environment.js';
+import { latestVersion } from './integrations.js';
 import { WakeLoop } from './wake-loop.js';
 
 type InstallationRow = Database['installations'];
@@ -221,15 +222,7 @@ export class Dispatcher {
 
   /** A published version of an integration (the latest when `version` is not given), cached by version. */
   async bundle(name: string, version?: number): Promise<LoadedBundle> {
-    const latest =
-      version ??
-      (
-        await this.ctx.db
-          .selectFrom('integrations')
-          .select('latest_version')
-          .where('name', '=', name)
-          .executeTakeFirstOrThrow()
-      ).latest_version;
+    const latest = version ?? (await latestVersion(this.ctx, name));
     const key = `${name}@${latest}`;
     let bundle = this.bundles.get(key);
     if (bundle === undefined) {

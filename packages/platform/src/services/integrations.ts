@@ -133,6 +133,13 @@ const integrationByName = prepared((db, name: string) =>
 const manifestCaches = new WeakMap<ServiceContext['db'], Map<string, Manifest>>();
 const MAX_CACHED_MANIFESTS = 1000;
 
+/** The integration's latest published version, read fresh (a publish on any node changes it). */
+export async function latestVersion(ctx: ServiceContext, name: string): Promise<number> {
+  const row = await integrationByName.first(ctx.db, name);
+  if (!row) throw notFound(`the integration ${name}`);
+  return row.latest_version;
+}
+
 /** The integration and its latest version, as stored (read through `db`: pass the transaction when inside one). */
 export async function loadIntegration(ctx: ServiceContext, name: string, db: Kysely<Database> = ctx.db) {
   const row = await integrationByName.first(db, name);
