@@ -11,8 +11,8 @@ import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
 import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
-import { createApp } from './http/app.js';
-import type { ServiceContext } from './services/context.js';
+import { createApp, fetchThroughBinding } from './http/app.js';
+import { NO_DELIVERY_ENGINE, type ServiceContext } from './services/context.js';
 import { Dispatcher } from './services/dispatcher.js';
 import { RetentionPruner } from './services/retention.js';
 import { SecretBox } from './services/secret-box.js';
@@ -78,12 +78,13 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     db: database.db,
     dialect: database.dialect,
     write: (work) => writes.run(work),
+    durability: database.durability,
     box: new SecretBox(secrets.secretKey),
     now: Date.now,
     publicUrl: '',
     apiUrl: '',
     wake: () => {},
-    wakeDeliveries: () => {},
+    deliveries: NO_DELIVERY_ENGINE,
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
@@ -119,7 +120,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),
       // Trusted integrations reach the API in this process (a Workers-style service binding): no
       // socket, and dispatches still finishing during shutdown can still call it.
-      () => ({ PORTICO_API: { fetch: (request: Request) => app.fetch(request) } }),
+      () => ({ PORTICO_API: { fetch: (request: Request) => fetchThroughBinding(app, request) } }),
     ),
     remote: new RemoteHost(options.dispatchTimeoutMs),
   };

@@ -55,6 +55,9 @@ export async function requestDelivery(
   const now = ctx.now();
   // A disabled endpoint's deliveries are recorded failed with the reason, to redeliver once it is enabled.
   const disabled = endpoint.disabled_at !== null;
+  // When this node's engine would start it at once, the row is inserted claimed and handed over:
+  // no claim has to find it.
+  const handoff = disabled ? undefined : ctx.deliveries.offer({ installationId, destination: endpoint.destination });
   const row = {
     id: newId('dlv'),
     installation_id: installationId,
@@ -65,7 +68,7 @@ export async function requestDelivery(
     status: disabled ? ('failed' as const) : ('pending' as const),
     attempts: 0,
     next_attempt_at: disabled ? null : now,
-    claimed_until: null,
+    claimed_until: handoff?.lease ?? null,
     last_error: disabled ? endpoint.disabled_reason : null,
     redelivery_of: null,
     endpoint_id: endpoint.id,
@@ -74,26 +77,34 @@ export async function requestDelivery(
     updated_at: now,
   };
   // Asking again for the same event and URL (a retried dispatch) gets the delivery already made.
-  const stored = await ctx.write(async (trx) => {
-    const inserted = await trx
-      .insertInto('deliveries')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
-      )
-      .returning(['id', 'status'])
-      .executeTakeFirst();
-    if (inserted) return inserted;
-    return trx
-      .selectFrom('deliveries')
-      .select(['id', 'status'])
-      .where('installation_id', '=', installationId)
-      .where('event_id', '=', input.eventId)
-      .where('url', '=', input.url)
-      .where('redelivery_of', 'is', null)
-      .executeTakeFirstOrThrow();
-  });
-  if (stored.id === row.id && !disabled) ctx.wakeDeliveries();
+  let stored: { id: string; status: 'pending' | 'delivered' | 'failed' };
+  try {
+    stored = await ctx.write(async (trx) => {
+      const inserted = await trx
+        .insertInto('deliveries')
+        .values(row)
+        .onConflict((oc) =>
+          oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
+        )
+        .returning(['id', 'status'])
+        .executeTakeFirst();
+      if (inserted) return inserted;
+      return trx
+        .selectFrom('deliveries')
+        .select(['id', 'status'])
+        .where('installation_id', '=', installationId)
+        .where('event_id', '=', input.eventId)
+        .where('url', '=', input.url)
+        .where('redelivery_of', 'is', null)
+        .executeTakeFirstOrThrow();
+    });
+  } catch (error) {
+    handoff?.cancel();
+    throw error;
+  }
+  if (stored.id !== row.id) handoff?.cancel();
+  else if (handoff) handoff.start(row);
+  else if (!disabled) ctx.deliveries.wake();
   return { id: stored.id, status: stored.status };
 }
 
@@ -119,7 +130,7 @@ export async function redeliver(ctx: ServiceContext, principal: Principal, deliv
     updated_at: now,
   };
   await ctx.db.insertInto('deliveries').values(row).execute();
-  ctx.wakeDeliveries();
+  ctx.deliveries.wake();
   return view(row, []);
 }
 

@@ -191,3 +191,51 @@ describe.each(backends)('a chaos receiver on $name', (backend) => {
     }
   }, 90_000);
 });
+
+describe.each(backends)('a running engine on $name', (backend) => {
+  let world: WebhookWorld;
+  const receiver = new ScriptedReceiver();
+  beforeAll(async () => {
+    await receiver.start();
+    world = await startWebhookWorld(backend);
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    await receiver.close();
+  });
+
+  const row = (id: string) =>
+    world.platform.ctx.db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const ask = async (path: string, script: ('hang' | number)[]) => {
+    const url = receiver.script(path, script);
+    const { body } = await client(world.platform.url, world.spaceToken)(
+      'POST',
+      `/v1/installations/${world.space}/deliveries`,
+      { url, eventId: `evt${path.replace(/\//g, '_')}`, type: 'test', payload: { path } },
+    );
+    return body.id as string;
+  };
+
+  it('keeps a delivery to retry claimed and attempts it again itself; stopping lets it go', async () => {
+    const retried = await ask('/held/retried', [503, 200]);
+    const first = await until('the first attempt', async () => {
+      const r = await row(retried);
+      return r.attempts === 1 ? r : undefined;
+    });
+    // Claimed past its next attempt: no claim by this node or another takes it meanwhile.
+    expect(first.status).toBe('pending');
+    expect(first.claimed_until).toBeGreaterThan(first.next_attempt_at as number);
+    const done = await until('the retry', async () => {
+      const r = await row(retried);
+      return r.status === 'delivered' ? r : undefined;
+    });
+    expect(done).toMatchObject({ attempts: 2, claimed_until: null });
+
+    const left = await ask('/held/left', [503, 503, 503, 503]);
+    await until('the first attempt', async () => ((await row(left)).attempts === 1 ? true : undefined));
+    await world.platform.deliveries.stop();
+    // Back in the database, unclaimed, for any node (or the next start) to take.
+    expect(await row(left)).toMatchObject({ status: 'pending', attempts: 1, claimed_until: null });
+    expect(receiver.at('/held/left')).toHaveLength(1);
+  }, 30_000);
+});

@@ -13,12 +13,20 @@
  * never wait for a slot, so a slow or hanging receiver holds at most its share of the engine and
  * the retry windows stay exact. Every attempt updates its endpoint's health; an endpoint that
  * failed every attempt for long enough is disabled (endpoints.ts).
+ *
+ * Work made on this node skips the claim (decision 013): a delivery asked for here that would be
+ * admitted at once (room, caps, and nothing admissible waiting before it) is inserted already
+ * claimed by this node and started when its insert commits (`offer`); a delivery to retry stays
+ * claimed and is attempted again by a timer when due. Claims find the rest: what waited for a
+ * slot, what another node left when its lease ran out, and everything while this node is not
+ * running. The caps count what the database says is under way, read at each claim, plus what
+ * this node started or ended since.
  */
 import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
 import type { Selectable, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
-import type { ServiceContext } from '../services/context.js';
+import { type Handoff, NO_DELIVERY_ENGINE, type ServiceContext } from '../services/context.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import type { Database } from '../storage/schema.js';
 import { endpointFor, recordAttempt } from './endpoints.js';
@@ -62,6 +70,17 @@ export class DeliveryEngine {
   private readonly disableAfterMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loop: WakeLoop;
+  private running = false;
+  /** Deliveries handed over by `offer` whose insert has not committed yet. */
+  private readonly reservations = new Set<{ installationId: string; destination: string }>();
+  /** Deliveries under way per destination and per installation (the caps' counts). */
+  private readonly underWay = { destination: new Map<string, number>(), installation: new Map<string, number>() };
+  /** Whether first attempts that could be admitted may be waiting in the database (offers wait behind them). */
+  private waitingFirsts = true;
+  /** Destinations (`d:`) and installations (`i:`) at their cap: their rows wait for a slot. */
+  private capped = new Set<string>();
+  /** Deliveries to retry that this node keeps claimed, each with the timer of its next attempt. */
+  private readonly held = new Map<string, { row: Delivery; timer: NodeJS.Timeout }>();
 
   constructor(private readonly options: DeliveryEngineOptions) {
     this.ctx = options.ctx;
@@ -83,7 +102,14 @@ export class DeliveryEngine {
   }
 
   start(): void {
-    this.ctx.wakeDeliveries = () => this.loop.wake();
+    this.running = true;
+    this.ctx.deliveries = {
+      wake: () => {
+        this.waitingFirsts = true;
+        this.loop.wake();
+      },
+      offer: (target) => this.offer(target),
+    };
     this.loop.start();
   }
 
@@ -112,9 +138,121 @@ export class DeliveryEngine {
 
   /** Stops claiming, lets the attempts in flight finish (each ends by its timeout), and returns. */
   async stop(): Promise<void> {
-    this.ctx.wakeDeliveries = () => {};
+    this.running = false;
+    this.ctx.deliveries = NO_DELIVERY_ENGINE;
     await this.loop.stop();
+    // Retries kept for later go back to the database, free for any node (or this one's next start).
+    const held = [...this.held.values()];
+    this.held.clear();
+    for (const { timer } of held) clearTimeout(timer);
+    if (held.length > 0) {
+      await this.ctx.write(async (trx) => {
+        for (const { row } of held) {
+          await trx
+            .updateTable('deliveries')
+            .set({ claimed_until: null })
+            .where('id', '=', row.id)
+            .where('claimed_until', '=', row.claimed_until)
+            .execute();
+        }
+      });
+    }
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** See `DeliveryIntake.offer` (services/context.ts). */
+  private offer(target: { installationId: string; destination: string }): Handoff | undefined {
+    if (!this.running) return undefined;
+    const { installationId, destination } = target;
+    if (this.waitingFirsts || this.inFlight.size + this.reservations.size >= this.concurrency) {
+      this.waitingFirsts = true;
+      return undefined;
+    }
+    if (this.capped.has(`d:${destination}`) || this.capped.has(`i:${installationId}`)) return undefined;
+    if ((this.underWay.destination.get(destination) ?? 0) >= this.perDestination) {
+      this.capped.add(`d:${destination}`);
+      return undefined;
+    }
+    if ((this.underWay.installation.get(installationId) ?? 0) >= this.perInstallation) {
+      this.capped.add(`i:${installationId}`);
+      return undefined;
+    }
+    const reservation = { installationId, destination };
+    this.reservations.add(reservation);
+    this.count(destination, installationId, 1);
+    return {
+      lease: this.now() + this.leaseMs,
+      start: (row) => {
+        if (this.reservations.delete(reservation)) this.launch(row);
+      },
+      cancel: () => {
+        if (this.reservations.delete(reservation)) this.count(destination, installationId, -1);
+      },
+    };
+  }
+
+  private count(destination: string, installationId: string, by: number): void {
+    for (const [map, key] of [
+      [this.underWay.destination, destination],
+      [this.underWay.installation, installationId],
+    ] as const) {
+      const n = (map.get(key) ?? 0) + by;
+      if (n > 0) map.set(key, n);
+      else map.delete(key);
+    }
+  }
+
+  /** Starts an attempt of a delivery this node holds the lease of. */
+  private launch(row: Delivery): void {
+    const attempt = this.attempt(row)
+      .then((status) => {
+        if (status !== 'pending') this.ended(row);
+      })
+      .catch((error) => {
+        this.ended(row);
+        if (error instanceof LeaseLost) this.options.logger?.warn({ delivery: row.id }, error.message);
+        else this.options.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed');
+      })
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        // A slot is free: what waits for one is claimed now; nothing waiting, nothing to look for.
+        const destination = row.destination ?? '';
+        if (
+          this.waitingFirsts ||
+          this.capped.has(`d:${destination}`) ||
+          this.capped.has(`i:${row.installation_id}`) ||
+          !this.running
+        )
+          this.loop.wake();
+      });
+    this.inFlight.add(attempt);
+  }
+
+  /** A delivery is no longer under way on this node (ended, or its lease lost). */
+  private ended(row: Delivery): void {
+    this.count(row.destination ?? '', row.installation_id, -1);
+  }
+
+  /** Keeps a delivery to retry claimed, and attempts it again when due (or lets it go once stopping). */
+  private async hold(row: Delivery): Promise<void> {
+    if (!this.running) {
+      await this.ctx.write((trx) =>
+        trx
+          .updateTable('deliveries')
+          .set({ claimed_until: null })
+          .where('id', '=', row.id)
+          .where('claimed_until', '=', row.claimed_until)
+          .execute(),
+      );
+      return;
+    }
+    const timer = setTimeout(
+      () => {
+        if (this.held.delete(row.id)) this.launch(row);
+      },
+      Math.max(0, (row.next_attempt_at ?? 0) - this.now()),
+    );
+    this.held.set(row.id, { row, timer });
   }
 
   wake(): void {
@@ -136,7 +274,7 @@ export class DeliveryEngine {
    * Answers whether it started any while slots remain (the caller claims again until not).
    */
   private async claimAndStart(): Promise<boolean> {
-    const room = this.concurrency - this.inFlight.size;
+    const room = this.concurrency - this.inFlight.size - this.reservations.size;
     if (room <= 0) return false;
     const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
@@ -170,19 +308,7 @@ export class DeliveryEngine {
       }
       return rows;
     });
-    for (const row of claimed) {
-      const attempt = this.attempt(row)
-        .catch((error) =>
-          error instanceof LeaseLost
-            ? this.options.logger?.warn({ delivery: row.id }, error.message)
-            : this.options.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed'),
-        )
-        .finally(() => {
-          this.inFlight.delete(attempt);
-          this.loop.wake();
-        });
-      this.inFlight.add(attempt);
-    }
+    for (const row of claimed) this.launch(row);
     return claimed.length > 0 && this.inFlight.size < this.concurrency;
   }
 
@@ -206,8 +332,14 @@ export class DeliveryEngine {
       byDestination.set(key, (byDestination.get(key) ?? 0) + Number(n));
       byInstallation.set(installation_id, (byInstallation.get(installation_id) ?? 0) + Number(n));
     }
+    // Handed over, not committed yet: under way all the same.
+    for (const { destination, installationId } of this.reservations) {
+      byDestination.set(destination, (byDestination.get(destination) ?? 0) + 1);
+      byInstallation.set(installationId, (byInstallation.get(installationId) ?? 0) + 1);
+    }
     const fullDestinations = [...byDestination].filter(([, n]) => n >= this.perDestination).map(([d]) => d);
     const fullInstallations = [...byInstallation].filter(([, n]) => n >= this.perInstallation).map(([i]) => i);
+    const limit = room * 4;
     const candidates = await trx
       .selectFrom('deliveries')
       .selectAll()
@@ -218,7 +350,7 @@ export class DeliveryEngine {
       .$if(fullDestinations.length > 0, (qb) => qb.where('destination', 'not in', fullDestinations))
       .$if(fullInstallations.length > 0, (qb) => qb.where('installation_id', 'not in', fullInstallations))
       .orderBy('next_attempt_at')
-      .limit(room * 4)
+      .limit(limit)
       .$if(this.ctx.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
       .execute();
     // Installations in turn, each in the order its deliveries became due.
@@ -245,6 +377,15 @@ export class DeliveryEngine {
         chosen.push(row);
       }
     }
+    this.underWay.destination.clear();
+    this.underWay.installation.clear();
+    for (const [key, n] of byDestination) this.underWay.destination.set(key, n);
+    for (const [key, n] of byInstallation) this.underWay.installation.set(key, n);
+    this.capped = new Set([
+      ...[...byDestination].filter(([, n]) => n >= this.perDestination).map(([d]) => `d:${d}`),
+      ...[...byInstallation].filter(([, n]) => n >= this.perInstallation).map(([i]) => `i:${i}`),
+    ]);
+    this.waitingFirsts = candidates.length >= limit || chosen.length < candidates.length;
     return chosen;
   }
 
@@ -268,7 +409,8 @@ export class DeliveryEngine {
     return due === undefined ? poll : Math.min(Math.max(due - now, 5), poll);
   }
 
-  private async attempt(row: Delivery): Promise<void> {
+  /** One attempt and its result; answers the delivery's status after it. */
+  private async attempt(row: Delivery): Promise<Delivery['status']> {
     const number = row.attempts + 1;
     const started = this.now();
     const secrets = await validSecrets(this.ctx, row.installation_id);
@@ -304,7 +446,7 @@ export class DeliveryEngine {
           status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
     }
     const finished = this.now();
-    await this.ctx.write(async (trx) => {
+    const { final, keep } = await this.ctx.write(async (trx) => {
       const health =
         row.endpoint_id === null
           ? { disabledReason: undefined, disabledNow: false }
@@ -321,7 +463,7 @@ export class DeliveryEngine {
       const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
       const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
       const next = retry ? finished + retryDelay(number, this.options.random) : null;
-      const final = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
+      const final: Delivery['status'] = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
       const lastError = stopped
         ? (health.disabledReason as string)
         : final === 'failed' && outcome === 'retry'
@@ -339,23 +481,29 @@ export class DeliveryEngine {
           response_excerpt: excerpt,
         })
         .execute();
-      await trx
+      // A running engine keeps a delivery to retry claimed, and attempts it again itself.
+      const keep = final === 'pending' && this.running && next !== null;
+      const lease = keep ? (next as number) + this.leaseMs : null;
+      const updated = await trx
         .updateTable('deliveries')
         .set({
           attempts: number,
           status: final,
           next_attempt_at: next,
-          claimed_until: null,
+          claimed_until: lease,
           last_error: lastError,
           updated_at: finished,
         })
         .where('id', '=', row.id)
         .where('claimed_until', '=', row.claimed_until)
-        .executeTakeFirst()
-        .then((updated) => {
-          // Another node took the delivery over (this one stalled past its lease): its result stands.
-          if (Number(updated.numUpdatedRows) === 0) throw new LeaseLost(row.id);
-        });
+        .executeTakeFirst();
+      // Another node took the delivery over (this one stalled past its lease): its result stands.
+      if (Number(updated.numUpdatedRows) === 0) throw new LeaseLost(row.id);
+      if (keep) Object.assign(row, { attempts: number, next_attempt_at: next, claimed_until: lease });
+      return { final, keep };
     });
+    // Only now that the result is committed is the next attempt scheduled.
+    if (keep) await this.hold(row);
+    return final;
   }
 }

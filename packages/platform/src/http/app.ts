@@ -58,6 +58,14 @@ const tags = {
   deliveries: ['Webhook deliveries'],
 };
 
+const boundRequests = new WeakSet<Request>();
+
+/** A request from a trusted in-process integration (its `PORTICO_API` service binding). */
+export function fetchThroughBinding(app: { fetch(request: Request): Response | Promise<Response> }, request: Request) {
+  boundRequests.add(request);
+  return app.fetch(request);
+}
+
 export function createApp(options: AppOptions) {
   const { ctx, adminToken, dispatcher } = options;
   const app = new OpenAPIHono({
@@ -88,6 +96,17 @@ export function createApp(options: AppOptions) {
       },
       'request',
     );
+  });
+
+  // A request that wrote is answered once its writes are on disk (storage/durability.ts). One
+  // through the service binding is not: its answer stays in this process, and what the
+  // integration does with it is written after it (so a power loss loses both, and the dispatch
+  // goes out again).
+  app.use('*', async (c, next) => {
+    if (boundRequests.has(c.req.raw)) return next();
+    const mark = ctx.durability.mark();
+    await next();
+    await ctx.durability.after(mark);
   });
 
   app.use('*', async (c, next) => {

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import type { Durability } from '../storage/durability.js';
 import type { Write } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
 import type { SecretBox } from './secret-box.js';
@@ -12,6 +13,8 @@ export interface ServiceContext {
    * committed. The write must use only the transaction it is given.
    */
   write<T>(work: Write<T>): Promise<T>;
+  /** When commits are on disk: the API acknowledges a request that wrote only after. */
+  durability: Durability;
   box: SecretBox;
   now: () => number;
   /** Base URL under which installations' public endpoints live, e.g. `http://127.0.0.1:8787`. */
@@ -19,10 +22,32 @@ export interface ServiceContext {
   /** Base URL of this API, as integrations reach it (`environment.apiEndpoint`). */
   apiUrl: string;
   /** Tells the dispatcher that new work is in the outbox (a no-op until it runs). */
-  wake: () => void;
-  /** Tells the delivery engine that a delivery is due (a no-op until it runs). */
-  wakeDeliveries: () => void;
+  wake: (what?: 'events') => void;
+  /** The delivery engine's intake (answers nothing and does nothing until the engine runs). */
+  deliveries: DeliveryIntake;
 }
+
+/** How deliveries reach the delivery engine of this node. */
+export interface DeliveryIntake {
+  /** A delivery is due in the database, unclaimed: look for it. */
+  wake(): void;
+  /**
+   * Asked before a new delivery is inserted: when the engine would admit it now (room, caps, and
+   * nothing admissible waiting before it), answers the lease to insert it with, claimed by this
+   * node; the caller then calls `start` with the row once it has committed (or `cancel`).
+   * Otherwise undefined: insert it unclaimed and `wake`.
+   */
+  offer(target: { installationId: string; destination: string }): Handoff | undefined;
+}
+
+export interface Handoff {
+  lease: number;
+  start(row: Selectable<Database['deliveries']>): void;
+  cancel(): void;
+}
+
+/** An intake with no engine behind it: deliveries wait in the database. */
+export const NO_DELIVERY_ENGINE: DeliveryIntake = { wake: () => {}, offer: () => undefined };
 
 /** Who is calling: the operator, a user, or an installation (its integration). */
 export type Principal =

@@ -17,10 +17,16 @@
  * with growing delay (written to the rows, so every node sees it, and to the dispatch log).
  * Other failures are retried with backoff; every dispatch is recorded with its host, status,
  * duration, error and the integration's logs.
+ *
+ * Work routed on this node skips the claim (decision 013): a row that would be taken at once
+ * (room, caps, breaker closed, no setup event of its installation owed, nothing waiting for a
+ * slot) is written already claimed by this node and started when its routing commits. Claims
+ * find the rest: setup events, rows that waited for a slot, retries, and what another node left
+ * when its lease ran out; they run when rows are known to wait, and every `pollMs` otherwise.
  */
 import type { Manifest } from '@portico/manifest';
 import type { IntegrationDescriptor, PlatformEvent } from '@portico/runtime';
-import type { Insertable, Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
+import type { Insertable, Selectable, Transaction, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import type { Host, HostKind, HostResponse, IntegrationBundle } from '../hosts/host.js';
@@ -99,6 +105,12 @@ export class Dispatcher {
   private readonly perInstallation = new Map<string, number>();
   private readonly perIntegration = new Map<string, number>();
   private readonly limits: { concurrency: number; integration: number; installation: number };
+  private running = false;
+  /** Rows written claimed by routing whose commit has not happened yet (they hold their slots). */
+  private reserved = 0;
+  /** Whether owed rows may wait unclaimed in the database (then a claim looks for them). */
+  private waitingRows = true;
+  private lastFill = 0;
 
   constructor(private readonly options: DispatcherOptions) {
     this.ctx = options.ctx;
@@ -115,6 +127,8 @@ export class Dispatcher {
     this.loop = new WakeLoop(
       async () => {
         while ((await this.routeEvents()) === ROUTE_BATCH && !this.loop.isStopped) {}
+        if (!this.waitingRows && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
+        this.lastFill = performance.now();
         while ((await this.fill()) && !this.loop.isStopped) {}
       },
       () => options.pollMs ?? 500,
@@ -123,7 +137,11 @@ export class Dispatcher {
   }
 
   start(): void {
-    this.ctx.wake = () => this.loop.wake();
+    this.running = true;
+    this.ctx.wake = (what) => {
+      if (what !== 'events') this.waitingRows = true;
+      this.loop.wake();
+    };
     this.loop.start();
   }
 
@@ -132,6 +150,7 @@ export class Dispatcher {
    * closes the hosts, which ends the rest; their rows stay owed and go out again).
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
+    this.running = false;
     this.ctx.wake = () => {};
     await this.loop.stop();
     const deadline = performance.now() + graceMs;
@@ -332,29 +351,124 @@ export class Dispatcher {
       }
       owed.push({ eventId: event.event_id, rows });
     }
-    await this.ctx.write(async (trx) => {
-      // Another node may have routed some of them meanwhile: only those this one marks are written.
-      const marked = await trx
-        .updateTable('events')
-        .set({ routed_at: now })
-        .where(
-          'event_id',
-          'in',
-          events.map((e) => e.event_id),
-        )
-        .where('routed_at', 'is', null)
-        .returning('event_id')
-        .execute();
-      const mine = new Set(marked.map((m) => m.event_id));
-      const rows = owed.filter((o) => mine.has(o.eventId)).flatMap((o) => o.rows);
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        await trx
-          .insertInto('outbox')
-          .values(rows.slice(i, i + INSERT_CHUNK))
+    let reserved: OutboxRow[] = [];
+    const started = await this.ctx
+      .write(async (trx) => {
+        // Another node may have routed some of them meanwhile: only those this one marks are written.
+        const marked = await trx
+          .updateTable('events')
+          .set({ routed_at: now })
+          .where(
+            'event_id',
+            'in',
+            events.map((e) => e.event_id),
+          )
+          .where('routed_at', 'is', null)
+          .returning('event_id')
           .execute();
-      }
-    });
+        const mine = new Set(marked.map((m) => m.event_id));
+        const rows = owed.filter((o) => mine.has(o.eventId)).flatMap((o) => o.rows);
+        const { claimed, unclaimed } = await this.handOver(trx, rows, now);
+        reserved = claimed;
+        for (let i = 0; i < unclaimed.length; i += INSERT_CHUNK) {
+          await trx
+            .insertInto('outbox')
+            .values(unclaimed.slice(i, i + INSERT_CHUNK))
+            .execute();
+        }
+        const started: OutboxRow[] = [];
+        for (let i = 0; i < claimed.length; i += INSERT_CHUNK) {
+          const chunk = claimed.slice(i, i + INSERT_CHUNK);
+          const ids = await trx
+            .insertInto('outbox')
+            .values(chunk)
+            .returning(['id', 'installation_id', 'event_id'])
+            .execute();
+          // (Matched by installation and event: the order of RETURNING is not promised.)
+          const idOf = new Map(ids.map((r) => [`${r.installation_id} ${r.event_id}`, r.id]));
+          for (const row of chunk) {
+            started.push({ ...row, id: idOf.get(`${row.installation_id} ${row.event_id}`) as number });
+          }
+        }
+        if (unclaimed.length > 0) this.waitingRows = true;
+        return { started, reserved: claimed.length };
+      })
+      .catch((error) => {
+        this.release(reserved);
+        throw error;
+      });
+    this.reserved -= started.reserved;
+    for (const row of started.started) this.launch(row);
     return events.length;
+  }
+
+  /**
+   * Splits routed rows into those this node starts at once (written claimed; their slots are
+   * reserved until the routing commits) and those left for a claim.
+   */
+  private async handOver(
+    trx: Transaction<Database>,
+    rows: Insertable<Database['outbox']>[],
+    now: number,
+  ): Promise<{ claimed: OutboxRow[]; unclaimed: Insertable<Database['outbox']>[] }> {
+    if (!this.running || this.waitingRows || rows.length === 0) return { claimed: [], unclaimed: rows };
+    // Nothing overtakes an installation's owed setup events.
+    const setupOwed = new Set(
+      (
+        await trx
+          .selectFrom('outbox')
+          .select('installation_id')
+          .where('dispatched_at', 'is', null)
+          .where('event_id', 'is', null)
+          .where('installation_id', 'in', [...new Set(rows.map((r) => r.installation_id))])
+          .execute()
+      ).map((r) => r.installation_id),
+    );
+    const tripped = new Set(this.breakers.tripped().map(([name]) => name));
+    const lease = now + (this.options.leaseMs ?? 30_000);
+    const claimed: OutboxRow[] = [];
+    const unclaimed: Insertable<Database['outbox']>[] = [];
+    for (const row of rows) {
+      const fits =
+        this.inFlight.size + this.reserved < this.limits.concurrency &&
+        !setupOwed.has(row.installation_id) &&
+        !tripped.has(row.integration_name) &&
+        (this.perInstallation.get(row.installation_id) ?? 0) < this.limits.installation &&
+        (this.perIntegration.get(row.integration_name) ?? 0) < this.limits.integration;
+      if (!fits) {
+        unclaimed.push(row);
+        continue;
+      }
+      const full = {
+        ...(row as Omit<OutboxRow, 'id'>),
+        attempts: 0,
+        available_at: 0,
+        claimed_until: lease,
+      } as OutboxRow;
+      this.reserved++;
+      this.count(full, 1);
+      claimed.push(full);
+    }
+    return { claimed, unclaimed };
+  }
+
+  /** Gives back the slots of rows reserved by `handOver` whose routing failed. */
+  private release(rows: OutboxRow[]): void {
+    for (const row of rows) {
+      this.reserved--;
+      this.count(row, -1);
+    }
+  }
+
+  private count(row: OutboxRow, by: number): void {
+    for (const [map, key] of [
+      [this.perInstallation, row.installation_id],
+      [this.perIntegration, row.integration_name],
+    ] as const) {
+      const n = (map.get(key) ?? 0) + by;
+      if (n <= 0) map.delete(key);
+      else map.set(key, n);
+    }
   }
 
   /**
@@ -393,7 +507,7 @@ export class Dispatcher {
    * caller fills again until nothing more fits).
    */
   private async fill(): Promise<boolean> {
-    const room = this.limits.concurrency - this.inFlight.size;
+    const room = this.limits.concurrency - this.inFlight.size - this.reserved;
     if (room <= 0) return false;
     const now = this.ctx.now();
     const fullInstallations = [...this.perInstallation].filter(([, n]) => n >= this.limits.installation);
@@ -435,7 +549,7 @@ export class Dispatcher {
           ),
         )
         .orderBy('o.id')
-        .limit(room * 2)
+        .limit(room * 2 + 1)
         .$if(postgres, (qb) => qb.forUpdate().skipLocked())
         .execute();
       // Within the caps: count what this pass takes on top of what is in flight.
@@ -451,6 +565,8 @@ export class Dispatcher {
         byIntegration.set(row.integration_name, (byIntegration.get(row.integration_name) ?? 0) + 1);
         taken.push(row);
       }
+      // Rows left behind (capped, or beyond the room) wait: the next free slot looks for them.
+      this.waitingRows = taken.length < candidates.length || fullInstallations.length > 0 || skipIntegrations.size > 0;
       const lease = now + (this.options.leaseMs ?? 30_000);
       // Each row carries its lease: results are written only while this node still holds it.
       for (const row of taken) row.claimed_until = lease;
@@ -467,18 +583,15 @@ export class Dispatcher {
       }
       return taken;
     });
-    for (const row of chosen) this.begin(row);
+    for (const row of chosen) {
+      this.count(row, 1);
+      this.launch(row);
+    }
     return chosen.length > 0 && chosen.length < room;
   }
 
-  private begin(row: OutboxRow) {
-    const count = (map: Map<string, number>, key: string, by: number) => {
-      const n = (map.get(key) ?? 0) + by;
-      if (n <= 0) map.delete(key);
-      else map.set(key, n);
-    };
-    count(this.perInstallation, row.installation_id, 1);
-    count(this.perIntegration, row.integration_name, 1);
+  /** Starts a claimed row whose slots are counted already. */
+  private launch(row: OutboxRow) {
     const dispatch = this.dispatchRow(row)
       .catch((error) =>
         error instanceof LeaseLost
@@ -487,9 +600,9 @@ export class Dispatcher {
       )
       .finally(() => {
         this.inFlight.delete(dispatch);
-        count(this.perInstallation, row.installation_id, -1);
-        count(this.perIntegration, row.integration_name, -1);
-        this.loop.wake();
+        this.count(row, -1);
+        // A slot is free: rows waiting for one are claimed now.
+        if (this.waitingRows) this.loop.wake();
       });
     this.inFlight.add(dispatch);
   }

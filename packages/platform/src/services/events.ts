@@ -98,7 +98,7 @@ export async function ingestEvents(
       }
     });
   }
-  if (inserted.size > 0) ctx.wake();
+  if (inserted.size > 0) ctx.wake('events');
   const answered = new Set<string>();
   return slots.map((slot) => {
     if (typeof slot !== 'number') return slot;

@@ -1,11 +1,15 @@
 /**
  * Encryption at rest for secrets (integration secrets, installation keys and tokens):
  * AES-256-GCM with a random 96-bit IV per value, stored as `v1.<iv>.<ciphertext+tag>` in base64url.
+ * Opened values are kept by their sealed form (one sealed value always opens to the same text
+ * under one key): a dispatch opens the installation's token, and opening was a measurable share
+ * of its cost. The process holds these secrets in memory while it uses them anyway.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 export class SecretBox {
   private readonly key: Buffer;
+  private readonly opened = new Map<string, string>();
 
   constructor(key: Uint8Array) {
     if (key.length !== 32) throw new Error(`the secret key must be 32 bytes, got ${key.length}`);
@@ -20,6 +24,16 @@ export class SecretBox {
   }
 
   open(box: string): string {
+    let text = this.opened.get(box);
+    if (text === undefined) {
+      text = this.openNow(box);
+      if (this.opened.size >= MAX_OPENED) this.opened.clear();
+      this.opened.set(box, text);
+    }
+    return text;
+  }
+
+  private openNow(box: string): string {
     const [version, iv, sealed] = box.split('.');
     if (version !== 'v1' || iv === undefined || sealed === undefined) throw new Error('not a sealed value');
     const bytes = Buffer.from(sealed, 'base64url');
@@ -28,3 +42,6 @@ export class SecretBox {
     return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString('utf8');
   }
 }
+
+/** Opened values kept at most (a new one beyond this starts the cache afresh). */
+const MAX_OPENED = 10_000;

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { DURABLE_AT_COMMIT, type Durability, WalSync } from './durability.js';
 import { readThrough } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -18,6 +19,8 @@ export interface OpenDatabase {
   dialect: Dialect;
   /** The SQLite connection itself, for work that must not interleave with other queries. */
   sqlite?: SQLite.Database;
+  /** When commits are on disk (durability.ts): the API waits for it before acknowledging a write. */
+  durability: Durability;
   close(): Promise<void>;
 }
 
@@ -48,22 +51,27 @@ function openSqlite(file: string): OpenDatabase {
   mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before the API acknowledges it, even across a power loss.
-  sqlite.pragma('synchronous = FULL');
+  // NORMAL: a commit does not sync the log; the API syncs it off the event loop before it
+  // acknowledges a write, one sync for many commits (durability.ts).
+  sqlite.pragma('synchronous = NORMAL');
+  const durability = new WalSync(file);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
   // statements are kept, keyed by their SQL (the queries are few and fixed).
-  const statements = new Map<string, SQLite.Statement>();
+  // Kysely prepares each statement it runs, so this is also where writes are counted.
+  const statements = new Map<string, { statement: SQLite.Statement; writes: boolean }>();
   const cached = {
     prepare(text: string) {
-      let statement = statements.get(text);
-      if (statement === undefined) {
+      let cache = statements.get(text);
+      if (cache === undefined) {
         if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
-        statement = sqlite.prepare(text);
-        statements.set(text, statement);
+        const statement = sqlite.prepare(text);
+        cache = { statement, writes: !statement.readonly };
+        statements.set(text, cache);
       }
-      return statement;
+      if (cache.writes) durability.wrote();
+      return cache.statement;
     },
     close: () => sqlite.close(),
   };
@@ -90,7 +98,9 @@ function openSqlite(file: string): OpenDatabase {
     db,
     dialect: 'sqlite',
     sqlite,
+    durability,
     close: async () => {
+      await durability.close();
       await db.destroy();
       reader.close();
     },
@@ -127,6 +137,7 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
   return {
     db,
     dialect: 'postgres',
+    durability: DURABLE_AT_COMMIT,
     close: () => db.destroy(),
   };
 }

@@ -1,0 +1,57 @@
+/** The SQLite write-ahead log synced off the event loop: only when something was written, many commits per sync. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from './database.js';
+import type { WalSync } from './durability.js';
+import { migrate } from './migrate.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function sqlite() {
+  const dir = mkdtempSync(join(tmpdir(), 'portico-durability-'));
+  const database = openDatabase({ sqliteFile: join(dir, 'portico.db') });
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => database.close(),
+  );
+  await migrate(database);
+  const sync = database.durability as WalSync;
+  return { database, sync };
+}
+
+describe('durability on SQLite', () => {
+  it('waits for nothing when nothing was written since the mark', async () => {
+    const { database, sync } = await sqlite();
+    const mark = sync.mark();
+    await database.db.selectFrom('organizations').selectAll().execute();
+    const before = sync.syncs;
+    await sync.after(mark);
+    expect(sync.syncs).toBe(before);
+  });
+
+  it('syncs the log after a write, and one sync serves every commit made before it started', async () => {
+    const { database, sync } = await sqlite();
+    const before = sync.syncs;
+    const waits = [];
+    for (let i = 0; i < 50; i++) {
+      const mark = sync.mark();
+      await database.db
+        .insertInto('organizations')
+        .values({ id: `org-${i}`, title: 'o', subdomain: null, created_at: 0 })
+        .execute();
+      waits.push(sync.after(mark));
+    }
+    await Promise.all(waits);
+    // The first sync starts at once; every later commit waits for the one after it, shared.
+    expect(sync.syncs - before).toBeGreaterThanOrEqual(1);
+    expect(sync.syncs - before).toBeLessThanOrEqual(2);
+    // Everything written before is synced now: nothing more to wait for.
+    await sync.after(0);
+    expect(sync.syncs - before).toBeLessThanOrEqual(2);
+  });
+});
