@@ -273,7 +273,7 @@ compare, async) runs at this fraction of a bare synchronous HMAC over the same b
 
 ## API
 
-\`portico serve\` as a child process (SQLite with \`synchronous = FULL\`; one log line per request), loaded
+\`portico serve\` as a child process (SQLite in WAL mode, a request that wrote answered after its log is synced (decision 014); one log line per request), loaded
 by autocannon (${10} connections, ${5} s per route) from the benchmark process on the same machine; a bare
 \`node:http\` server answering a fixed JSON body is measured the same way in the same run. GET and PATCH
 use a member's user token (token lookup and membership check on each request); each PATCH merges,

@@ -145,18 +145,7 @@ export class DeliveryEngine {
     const held = [...this.held.values()];
     this.held.clear();
     for (const { timer } of held) clearTimeout(timer);
-    if (held.length > 0) {
-      await this.ctx.write(async (trx) => {
-        for (const { row } of held) {
-          await trx
-            .updateTable('deliveries')
-            .set({ claimed_until: null })
-            .where('id', '=', row.id)
-            .where('claimed_until', '=', row.claimed_until)
-            .execute();
-        }
-      });
-    }
+    await Promise.all(held.map(({ row }) => this.letGo(row)));
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
@@ -183,7 +172,15 @@ export class DeliveryEngine {
     return {
       lease: this.now() + this.leaseMs,
       start: (row) => {
-        if (this.reservations.delete(reservation)) this.launch(row);
+        if (!this.reservations.delete(reservation)) return;
+        if (this.running) this.launch(row);
+        else {
+          // Stopped meanwhile: the row goes back to the database for a claim.
+          this.ended(row);
+          void this.letGo(row).catch((error) =>
+            this.options.logger?.warn({ err: error, delivery: row.id }, 'could not give a delivery back'),
+          );
+        }
       },
       cancel: () => {
         if (this.reservations.delete(reservation)) this.count(destination, installationId, -1);
@@ -217,15 +214,22 @@ export class DeliveryEngine {
         this.inFlight.delete(attempt);
         // A slot is free: what waits for one is claimed now; nothing waiting, nothing to look for.
         const destination = row.destination ?? '';
-        if (
-          this.waitingFirsts ||
-          this.capped.has(`d:${destination}`) ||
-          this.capped.has(`i:${row.installation_id}`) ||
-          !this.running
-        )
+        if (this.waitingFirsts || this.capped.has(`d:${destination}`) || this.capped.has(`i:${row.installation_id}`))
           this.loop.wake();
       });
     this.inFlight.add(attempt);
+  }
+
+  /** Gives a claimed delivery back, unclaimed, for any node's next claim. */
+  private async letGo(row: Delivery): Promise<void> {
+    await this.ctx.write((trx) =>
+      trx
+        .updateTable('deliveries')
+        .set({ claimed_until: null })
+        .where('id', '=', row.id)
+        .where('claimed_until', '=', row.claimed_until)
+        .execute(),
+    );
   }
 
   /** A delivery is no longer under way on this node (ended, or its lease lost). */
@@ -235,17 +239,7 @@ export class DeliveryEngine {
 
   /** Keeps a delivery to retry claimed, and attempts it again when due (or lets it go once stopping). */
   private async hold(row: Delivery): Promise<void> {
-    if (!this.running) {
-      await this.ctx.write((trx) =>
-        trx
-          .updateTable('deliveries')
-          .set({ claimed_until: null })
-          .where('id', '=', row.id)
-          .where('claimed_until', '=', row.claimed_until)
-          .execute(),
-      );
-      return;
-    }
+    if (!this.running) return this.letGo(row);
     const timer = setTimeout(
       () => {
         if (this.held.delete(row.id)) this.launch(row);
