@@ -27,6 +27,7 @@ import type { Selectable, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import { type Handoff, NO_DELIVERY_ENGINE, type ServiceContext } from '../services/context.js';
+import { Counts } from '../services/counts.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import type { Database } from '../storage/schema.js';
 import { endpointFor, recordAttempt } from './endpoints.js';
@@ -74,7 +75,7 @@ export class DeliveryEngine {
   /** Deliveries handed over by `offer` whose insert has not committed yet. */
   private readonly reservations = new Set<{ installationId: string; destination: string }>();
   /** Deliveries under way per destination and per installation (the caps' counts). */
-  private readonly underWay = { destination: new Map<string, number>(), installation: new Map<string, number>() };
+  private underWay = { destination: new Counts(), installation: new Counts() };
   /** Whether first attempts that could be admitted may be waiting in the database (offers wait behind them). */
   private waitingFirsts = true;
   /** Destinations (`d:`) and installations (`i:`) at their cap: their rows wait for a slot. */
@@ -158,11 +159,11 @@ export class DeliveryEngine {
       return undefined;
     }
     if (this.capped.has(`d:${destination}`) || this.capped.has(`i:${installationId}`)) return undefined;
-    if ((this.underWay.destination.get(destination) ?? 0) >= this.perDestination) {
+    if (this.underWay.destination.of(destination) >= this.perDestination) {
       this.capped.add(`d:${destination}`);
       return undefined;
     }
-    if ((this.underWay.installation.get(installationId) ?? 0) >= this.perInstallation) {
+    if (this.underWay.installation.of(installationId) >= this.perInstallation) {
       this.capped.add(`i:${installationId}`);
       return undefined;
     }
@@ -189,14 +190,8 @@ export class DeliveryEngine {
   }
 
   private count(destination: string, installationId: string, by: number): void {
-    for (const [map, key] of [
-      [this.underWay.destination, destination],
-      [this.underWay.installation, installationId],
-    ] as const) {
-      const n = (map.get(key) ?? 0) + by;
-      if (n > 0) map.set(key, n);
-      else map.delete(key);
-    }
+    this.underWay.destination.add(destination, by);
+    this.underWay.installation.add(installationId, by);
   }
 
   /** Starts an attempt of a delivery this node holds the lease of. */
@@ -319,17 +314,16 @@ export class DeliveryEngine {
       .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
       .groupBy(['destination', 'installation_id'])
       .execute();
-    const byDestination = new Map<string, number>();
-    const byInstallation = new Map<string, number>();
+    const byDestination = new Counts();
+    const byInstallation = new Counts();
     for (const { destination, installation_id, n } of underWay) {
-      const key = destination ?? '';
-      byDestination.set(key, (byDestination.get(key) ?? 0) + Number(n));
-      byInstallation.set(installation_id, (byInstallation.get(installation_id) ?? 0) + Number(n));
+      byDestination.add(destination ?? '', Number(n));
+      byInstallation.add(installation_id, Number(n));
     }
     // Handed over, not committed yet: under way all the same.
     for (const { destination, installationId } of this.reservations) {
-      byDestination.set(destination, (byDestination.get(destination) ?? 0) + 1);
-      byInstallation.set(installationId, (byInstallation.get(installationId) ?? 0) + 1);
+      byDestination.add(destination);
+      byInstallation.add(installationId);
     }
     const fullDestinations = [...byDestination].filter(([, n]) => n >= this.perDestination).map(([d]) => d);
     const fullInstallations = [...byInstallation].filter(([, n]) => n >= this.perInstallation).map(([i]) => i);
@@ -361,20 +355,17 @@ export class DeliveryEngine {
         if (queue.length === 0) queues.delete(installation);
         if (row === undefined || chosen.length >= room) continue;
         const destination = row.destination ?? '';
-        if ((byInstallation.get(installation) ?? 0) >= this.perInstallation) {
+        if (byInstallation.of(installation) >= this.perInstallation) {
           queues.delete(installation);
           continue;
         }
-        if ((byDestination.get(destination) ?? 0) >= this.perDestination) continue;
-        byDestination.set(destination, (byDestination.get(destination) ?? 0) + 1);
-        byInstallation.set(installation, (byInstallation.get(installation) ?? 0) + 1);
+        if (byDestination.of(destination) >= this.perDestination) continue;
+        byDestination.add(destination);
+        byInstallation.add(installation);
         chosen.push(row);
       }
     }
-    this.underWay.destination.clear();
-    this.underWay.installation.clear();
-    for (const [key, n] of byDestination) this.underWay.destination.set(key, n);
-    for (const [key, n] of byInstallation) this.underWay.installation.set(key, n);
+    this.underWay = { destination: byDestination, installation: byInstallation };
     this.capped = new Set([
       ...[...byDestination].filter(([, n]) => n >= this.perDestination).map(([d]) => `d:${d}`),
       ...[...byInstallation].filter(([, n]) => n >= this.perInstallation).map(([i]) => `i:${i}`),

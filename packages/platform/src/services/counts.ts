@@ -1,0 +1,12 @@
+/** Counts per key (work in flight or under way per installation, integration, destination); a key at zero is dropped. */
+export class Counts extends Map<string, number> {
+  of(key: string): number {
+    return this.get(key) ?? 0;
+  }
+
+  add(key: string, by = 1): void {
+    const n = this.of(key) + by;
+    if (n > 0) this.set(key, n);
+    else this.delete(key);
+  }
+}
