@@ -35,6 +35,7 @@ import type { InProcessHost } from '../hosts/in-process-host.js';
 import type { Database } from '../storage/schema.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import type { ServiceContext } from './context.js';
+import { Counts } from './counts.js';
 import { buildEnvironment } from './environment.js';
 import { latestVersion } from './integrations.js';
 import { WakeLoop } from './wake-loop.js';
@@ -102,8 +103,8 @@ export class Dispatcher {
   private readonly loop: WakeLoop;
   private readonly breakers: CircuitBreakers;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly perInstallation = new Map<string, number>();
-  private readonly perIntegration = new Map<string, number>();
+  private readonly perInstallation = new Counts();
+  private readonly perIntegration = new Counts();
   private readonly limits: { concurrency: number; integration: number; installation: number };
   private running = false;
   /** Rows written claimed by routing whose commit has not happened yet (they hold their slots). */
@@ -351,7 +352,7 @@ export class Dispatcher {
       }
       owed.push({ eventId: event.event_id, rows });
     }
-    let reserved: OutboxRow[] = [];
+    let claimed: Insertable<Database['outbox']>[] = [];
     const started = await this.ctx
       .write(async (trx) => {
         // Another node may have routed some of them meanwhile: only those this one marks are written.
@@ -368,50 +369,43 @@ export class Dispatcher {
           .execute();
         const mine = new Set(marked.map((m) => m.event_id));
         const rows = owed.filter((o) => mine.has(o.eventId)).flatMap((o) => o.rows);
-        const { claimed, unclaimed } = await this.handOver(trx, rows, now);
-        reserved = claimed;
-        for (let i = 0; i < unclaimed.length; i += INSERT_CHUNK) {
-          await trx
+        claimed = await this.handOver(trx, rows, now);
+        if (claimed.length < rows.length) this.waitingRows = true;
+        // (Ids matched by installation and event: the order of RETURNING is not promised.)
+        const key = (row: { installation_id: string; event_id?: string | null }) =>
+          `${row.installation_id} ${row.event_id}`;
+        const ids = new Map<string, number>();
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+          const inserted = await trx
             .insertInto('outbox')
-            .values(unclaimed.slice(i, i + INSERT_CHUNK))
-            .execute();
-        }
-        const started: OutboxRow[] = [];
-        for (let i = 0; i < claimed.length; i += INSERT_CHUNK) {
-          const chunk = claimed.slice(i, i + INSERT_CHUNK);
-          const ids = await trx
-            .insertInto('outbox')
-            .values(chunk)
+            .values(rows.slice(i, i + INSERT_CHUNK))
             .returning(['id', 'installation_id', 'event_id'])
             .execute();
-          // (Matched by installation and event: the order of RETURNING is not promised.)
-          const idOf = new Map(ids.map((r) => [`${r.installation_id} ${r.event_id}`, r.id]));
-          for (const row of chunk) {
-            started.push({ ...row, id: idOf.get(`${row.installation_id} ${row.event_id}`) as number });
-          }
+          for (const row of inserted) ids.set(key(row), row.id);
         }
-        if (unclaimed.length > 0) this.waitingRows = true;
-        return { started, reserved: claimed.length };
+        return claimed.map((row) => ({ ...row, id: ids.get(key(row)), attempts: 0, available_at: 0 }) as OutboxRow);
+      })
+      .finally(() => {
+        this.reserved -= claimed.length;
       })
       .catch((error) => {
-        this.release(reserved);
+        for (const row of claimed) this.count(row, -1);
         throw error;
       });
-    this.reserved -= started.reserved;
-    for (const row of started.started) this.launch(row);
+    for (const row of started) this.launch(row);
     return events.length;
   }
 
   /**
-   * Splits routed rows into those this node starts at once (written claimed; their slots are
-   * reserved until the routing commits) and those left for a claim.
+   * Marks the routed rows this node starts at once (claimed: `claimed_until` set, their slots
+   * reserved until the routing commits) and answers them; the others are left for a claim.
    */
   private async handOver(
     trx: Transaction<Database>,
     rows: Insertable<Database['outbox']>[],
     now: number,
-  ): Promise<{ claimed: OutboxRow[]; unclaimed: Insertable<Database['outbox']>[] }> {
-    if (!this.running || this.waitingRows || rows.length === 0) return { claimed: [], unclaimed: rows };
+  ): Promise<Insertable<Database['outbox']>[]> {
+    if (!this.running || this.waitingRows || rows.length === 0) return [];
     // Nothing overtakes an installation's owed setup events.
     const setupOwed = new Set(
       (
@@ -426,49 +420,26 @@ export class Dispatcher {
     );
     const tripped = new Set(this.breakers.tripped().map(([name]) => name));
     const lease = now + (this.options.leaseMs ?? 30_000);
-    const claimed: OutboxRow[] = [];
-    const unclaimed: Insertable<Database['outbox']>[] = [];
+    const claimed: Insertable<Database['outbox']>[] = [];
     for (const row of rows) {
       const fits =
         this.inFlight.size + this.reserved < this.limits.concurrency &&
         !setupOwed.has(row.installation_id) &&
         !tripped.has(row.integration_name) &&
-        (this.perInstallation.get(row.installation_id) ?? 0) < this.limits.installation &&
-        (this.perIntegration.get(row.integration_name) ?? 0) < this.limits.integration;
-      if (!fits) {
-        unclaimed.push(row);
-        continue;
-      }
-      const full = {
-        ...(row as Omit<OutboxRow, 'id'>),
-        attempts: 0,
-        available_at: 0,
-        claimed_until: lease,
-      } as OutboxRow;
+        this.perInstallation.of(row.installation_id) < this.limits.installation &&
+        this.perIntegration.of(row.integration_name) < this.limits.integration;
+      if (!fits) continue;
+      row.claimed_until = lease;
       this.reserved++;
-      this.count(full, 1);
-      claimed.push(full);
+      this.count(row, 1);
+      claimed.push(row);
     }
-    return { claimed, unclaimed };
+    return claimed;
   }
 
-  /** Gives back the slots of rows reserved by `handOver` whose routing failed. */
-  private release(rows: OutboxRow[]): void {
-    for (const row of rows) {
-      this.reserved--;
-      this.count(row, -1);
-    }
-  }
-
-  private count(row: OutboxRow, by: number): void {
-    for (const [map, key] of [
-      [this.perInstallation, row.installation_id],
-      [this.perIntegration, row.integration_name],
-    ] as const) {
-      const n = (map.get(key) ?? 0) + by;
-      if (n <= 0) map.delete(key);
-      else map.set(key, n);
-    }
+  private count(row: Pick<OutboxRow, 'installation_id' | 'integration_name'>, by: number): void {
+    this.perInstallation.add(row.installation_id, by);
+    this.perIntegration.add(row.integration_name, by);
   }
 
   /**
@@ -516,7 +487,7 @@ export class Dispatcher {
       [...this.perIntegration].filter(([, n]) => n >= this.limits.integration).map(([name]) => name),
     );
     for (const [name, state] of this.breakers.tripped()) {
-      if (state === 'open' || (this.perIntegration.get(name) ?? 0) >= 1) skipIntegrations.add(name);
+      if (state === 'open' || this.perIntegration.of(name) >= 1) skipIntegrations.add(name);
       else probing.set(name, 1);
     }
     const postgres = this.ctx.dialect === 'postgres';
@@ -554,15 +525,15 @@ export class Dispatcher {
         .execute();
       // Within the caps: count what this pass takes on top of what is in flight.
       const taken: OutboxRow[] = [];
-      const byInstallation = new Map(this.perInstallation);
-      const byIntegration = new Map(this.perIntegration);
+      const byInstallation = new Counts(this.perInstallation);
+      const byIntegration = new Counts(this.perIntegration);
       for (const row of candidates) {
         if (taken.length >= room) break;
         const integrationCap = probing.get(row.integration_name) ?? this.limits.integration;
-        if ((byInstallation.get(row.installation_id) ?? 0) >= this.limits.installation) continue;
-        if ((byIntegration.get(row.integration_name) ?? 0) >= integrationCap) continue;
-        byInstallation.set(row.installation_id, (byInstallation.get(row.installation_id) ?? 0) + 1);
-        byIntegration.set(row.integration_name, (byIntegration.get(row.integration_name) ?? 0) + 1);
+        if (byInstallation.of(row.installation_id) >= this.limits.installation) continue;
+        if (byIntegration.of(row.integration_name) >= integrationCap) continue;
+        byInstallation.add(row.installation_id);
+        byIntegration.add(row.integration_name);
         taken.push(row);
       }
       // Rows left behind (capped, or beyond the room) wait: the next free slot looks for them.

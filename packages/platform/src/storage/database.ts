@@ -58,8 +58,8 @@ function openSqlite(file: string): OpenDatabase {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
-  // statements are kept, keyed by their SQL (the queries are few and fixed).
-  // Kysely prepares each statement it runs, so this is also where writes are counted.
+  // statements are kept, keyed by their SQL (the queries are few and fixed). Every statement
+  // passes here, so this is also where writes are counted (for durability.ts).
   const statements = new Map<string, { statement: SQLite.Statement; writes: boolean }>();
   const cached = {
     prepare(text: string) {
