@@ -106,7 +106,16 @@ export function createApp(options: AppOptions) {
     if (boundRequests.has(c.req.raw)) return next();
     const mark = ctx.durability.mark();
     await next();
-    await ctx.durability.after(mark);
+    try {
+      await ctx.durability.after(mark);
+    } catch (error) {
+      options.logger?.error({ err: error }, 'could not sync the database log to disk');
+      throw new ApiError(
+        503,
+        'not_durable',
+        `the change was committed, but the database log could not be synced to disk (${(error as Error).message}); a power loss could undo it. Check the disk that holds the data directory, then read the change back before relying on it`,
+      );
+    }
   });
 
   app.use('*', async (c, next) => {

@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startPlatform } from '../server.js';
+import { client } from '../test-support/api.js';
+import { backends } from '../test-support/backends.js';
 import { openDatabase } from './database.js';
 import type { WalSync } from './durability.js';
 import { migrate } from './migrate.js';
@@ -53,5 +56,21 @@ describe('durability on SQLite', () => {
     // Everything written before is synced now: nothing more to wait for.
     await sync.after(0);
     expect(sync.syncs - before).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('a request whose writes cannot be synced', () => {
+  it('answers 503 not_durable saying what happened and what to check', async () => {
+    const { config, cleanup } = await (backends[0] as (typeof backends)[number]).fresh();
+    const platform = await startPlatform(config);
+    cleanups.push(cleanup, () => platform.close());
+    const failing = platform.ctx.durability;
+    platform.ctx.durability = { ...failing, mark: () => -1, after: () => Promise.reject(new Error('EIO: i/o error')) };
+    const answer = await client(platform.url, platform.adminToken)('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+    expect(answer.status).toBe(503);
+    expect(answer.body.error.code).toBe('not_durable');
+    expect(answer.body.error.message).toContain('EIO: i/o error');
+    expect(answer.body.error.message).toContain('Check the disk');
+    platform.ctx.durability = failing;
   });
 });
