@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningPlatform, startPlatform } from './server.js';
 import { client } from './test-support/api.js';
 import { backends } from './test-support/backends.js';
-import { ScriptedReceiver, startWebhookWorld, until, type WebhookWorld } from './test-support/webhook-world.js';
+import { ScriptedReceiver, until, webhookWorldFor } from './test-support/webhook-world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,15 +27,12 @@ async function emitMany(admin: ReturnType<typeof client>, count: number, event: 
 
 describe.each(backends)('isolation on $name', (backend) => {
   describe('a receiver that never answers, with 150 deliveries owed, beside a healthy one', () => {
-    let world: WebhookWorld;
     const hanging = new ScriptedReceiver();
     const healthy = new ScriptedReceiver();
+    const world = webhookWorldFor(backend, { deliveryTimeoutMs: 5000 }, [hanging, healthy]);
     let healthySpace: string;
 
     beforeAll(async () => {
-      await hanging.start();
-      await healthy.start();
-      world = await startWebhookWorld(backend, { deliveryTimeoutMs: 5000 });
       await world.admin('POST', '/v1/orgs/acme/spaces', { id: 'docs2', title: 'Docs 2' });
       healthySpace = (await world.ada('POST', `/v1/installations/${world.orgInstallation}/spaces/docs2`)).body.id;
       await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, {
@@ -47,11 +44,6 @@ describe.each(backends)('isolation on $name', (backend) => {
         space_content_updated: true,
       });
     }, 60_000);
-    afterAll(async () => {
-      await world?.close();
-      await hanging.close();
-      await healthy.close();
-    });
 
     it("the healthy receiver's deliveries arrive within 1 s; the hanging one holds only its destination's share", async () => {
       await emitMany(world.admin, 150, (i) => ({
@@ -184,16 +176,8 @@ describe.each(backends)('isolation on $name', (backend) => {
   });
 
   describe('retries keep their windows while deliveries wait for a destination slot', () => {
-    let world: WebhookWorld;
     const receiver = new ScriptedReceiver();
-    beforeAll(async () => {
-      await receiver.start();
-      world = await startWebhookWorld(backend, { tuning: { deliveryPerDestination: 2 } });
-    }, 60_000);
-    afterAll(async () => {
-      await world?.close();
-      await receiver.close();
-    });
+    const world = webhookWorldFor(backend, { tuning: { deliveryPerDestination: 2 } }, [receiver]);
 
     it('admits two deliveries at a time to the destination; each one’s retries start inside 1.0–1.1, 2.0–2.2, 4.0–4.4 s', async () => {
       const deliver = client(world.platform.url, world.spaceToken);
@@ -246,16 +230,8 @@ describe.each(backends)('isolation on $name', (backend) => {
   });
 
   describe('an endpoint that fails every attempt for the disable period', () => {
-    let world: WebhookWorld;
     const receiver = new ScriptedReceiver();
-    beforeAll(async () => {
-      await receiver.start();
-      world = await startWebhookWorld(backend, { tuning: { endpointDisableAfterMs: 1500 } });
-    }, 60_000);
-    afterAll(async () => {
-      await world?.close();
-      await receiver.close();
-    });
+    const world = webhookWorldFor(backend, { tuning: { endpointDisableAfterMs: 1500 } }, [receiver]);
 
     it('is disabled with the reason, fails what it was owed, shows on the installation, and comes back with one call', async () => {
       const deliver = client(world.platform.url, world.spaceToken);

@@ -7,27 +7,18 @@
 import { verify } from '@portico/webhooks';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { currentToken } from '../services/installations.js';
 import { client } from '../test-support/api.js';
 import { backends } from '../test-support/backends.js';
-import { ScriptedReceiver, startWebhookWorld, until, type WebhookWorld } from '../test-support/webhook-world.js';
+import { ScriptedReceiver, startWebhookWorld, until, webhookWorldFor } from '../test-support/webhook-world.js';
 
 const stripe = new Stripe('sk_test_unused');
 const visitor = { anonymousId: 'anon_1', userAgent: 'Mozilla/5.0', ip: '192.0.2.7', cookies: { theme: 'dark' } };
 
 describe.each(backends)('webhook deliveries on $name', (backend) => {
-  let world: WebhookWorld;
   const receiver = new ScriptedReceiver();
-
-  beforeAll(async () => {
-    await receiver.start();
-    world = await startWebhookWorld(backend);
-  }, 60_000);
-  afterAll(async () => {
-    await world?.close();
-    await receiver.close();
-  });
+  const world = webhookWorldFor(backend, {}, [receiver]);
 
   const finalState = (installation: string, eventId: string) =>
     until(`the delivery of ${eventId} to finish`, async () => {

@@ -3,24 +3,15 @@
  * answers at random; every delivery ends delivered or failed and the log agrees with the receiver.
  */
 import { retryDelay } from '@portico/webhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { client } from '../test-support/api.js';
 import { backends } from '../test-support/backends.js';
-import { ScriptedReceiver, startWebhookWorld, until, type WebhookWorld } from '../test-support/webhook-world.js';
+import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
 import { DeliveryEngine } from './delivery-engine.js';
 
 describe('the retry schedule on a controllable clock', () => {
-  let world: WebhookWorld;
   const receiver = new ScriptedReceiver();
-  beforeAll(async () => {
-    await receiver.start();
-    world = await startWebhookWorld(backends[0] as (typeof backends)[number]);
-    await world.platform.deliveries.stop(); // this test drives its own engine
-  }, 60_000);
-  afterAll(async () => {
-    await world?.close();
-    await receiver.close();
-  });
+  const world = webhookWorldFor(backends[0] as (typeof backends)[number], { ownEngine: true }, [receiver]);
 
   it('attempts exactly when each retry is due: 1050, 2100 and 4200 ms after the attempt before (random 0.5), then fails', async () => {
     let clock = Date.now() + 60_000;
@@ -63,17 +54,8 @@ describe('the retry schedule on a controllable clock', () => {
 });
 
 describe('a lease that runs out during an attempt', () => {
-  let world: WebhookWorld;
   const receiver = new ScriptedReceiver();
-  beforeAll(async () => {
-    await receiver.start();
-    world = await startWebhookWorld(backends[0] as (typeof backends)[number]);
-    await world.platform.deliveries.stop(); // this test drives its own engine
-  }, 60_000);
-  afterAll(async () => {
-    await world?.close();
-    await receiver.close();
-  });
+  const world = webhookWorldFor(backends[0] as (typeof backends)[number], { ownEngine: true }, [receiver]);
 
   it('drops the late result: the node that took the delivery over writes it', async () => {
     const engine = new DeliveryEngine({
@@ -118,16 +100,8 @@ describe('a lease that runs out during an attempt', () => {
 });
 
 describe.each(backends)('a chaos receiver on $name', (backend) => {
-  let world: WebhookWorld;
   const receiver = new ScriptedReceiver();
-  beforeAll(async () => {
-    await receiver.start();
-    world = await startWebhookWorld(backend);
-  }, 60_000);
-  afterAll(async () => {
-    await world?.close();
-    await receiver.close();
-  });
+  const world = webhookWorldFor(backend, {}, [receiver]);
 
   it('ends every delivery delivered or failed, and the log agrees with what the receiver saw', async () => {
     // A fixed pseudo-random script, so a failure can be replayed.
@@ -193,16 +167,8 @@ describe.each(backends)('a chaos receiver on $name', (backend) => {
 });
 
 describe.each(backends)('a running engine on $name', (backend) => {
-  let world: WebhookWorld;
   const receiver = new ScriptedReceiver();
-  beforeAll(async () => {
-    await receiver.start();
-    world = await startWebhookWorld(backend);
-  }, 60_000);
-  afterAll(async () => {
-    await world?.close();
-    await receiver.close();
-  });
+  const world = webhookWorldFor(backend, {}, [receiver]);
 
   const row = (id: string) =>
     world.platform.ctx.db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

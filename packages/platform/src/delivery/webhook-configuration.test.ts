@@ -1,7 +1,7 @@
 /** The webhook integration's configuration component, rendered and used through the platform. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backends } from '../test-support/backends.js';
-import { ScriptedReceiver, startWebhookWorld, until, type WebhookWorld } from '../test-support/webhook-world.js';
+import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
 
 type Tree = {
   type: string;
@@ -14,18 +14,14 @@ type Tree = {
 const flatten = (tree: Tree): Tree[] => [tree, ...(Array.isArray(tree.children) ? tree.children.flatMap(flatten) : [])];
 
 describe('the webhook configuration component', () => {
-  let world: WebhookWorld;
   const receiver = new ScriptedReceiver();
-  beforeAll(async () => {
-    await receiver.start();
-    world = await startWebhookWorld(backends[0] as (typeof backends)[number], {
+  const world = webhookWorldFor(
+    backends[0] as (typeof backends)[number],
+    {
       tuning: { endpointDisableAfterMs: 1000 },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await world?.close();
-    await receiver.close();
-  });
+    },
+    [receiver],
+  );
 
   const render = async (installation: string, input: Record<string, unknown> = {}) => {
     const answer = await world.ada(

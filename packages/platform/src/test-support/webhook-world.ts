@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import type { Tuning } from '../config.js';
 import { type RunningPlatform, type StartOptions, startPlatform } from '../server.js';
 import { currentToken } from '../services/installations.js';
@@ -113,6 +114,35 @@ export async function startWebhookWorld(
       await cleanup();
     },
   };
+}
+
+/**
+ * A webhook world for one describe block: started, with `receivers`, before the block's tests and
+ * closed after them; the answer stands for the world once started. With `ownEngine` the
+ * platform's delivery engine is stopped (the tests drive their own).
+ */
+export function webhookWorldFor(
+  backend: Backend,
+  options: Parameters<typeof startWebhookWorld>[1] & { ownEngine?: boolean } = {},
+  receivers: ScriptedReceiver[] = [],
+): WebhookWorld {
+  const { ownEngine = false, ...start } = options;
+  let world: WebhookWorld | undefined;
+  beforeAll(async () => {
+    for (const receiver of receivers) await receiver.start();
+    world = await startWebhookWorld(backend, start);
+    if (ownEngine) await world.platform.deliveries.stop();
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    for (const receiver of receivers) await receiver.close();
+  });
+  return new Proxy({} as WebhookWorld, {
+    get(_, key) {
+      if (world === undefined) throw new Error('the webhook world is used before its beforeAll started it');
+      return world[key as keyof WebhookWorld];
+    },
+  });
 }
 
 /** Polls `probe` every 50 ms until it answers something, for at most `ms`. */
