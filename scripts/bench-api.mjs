@@ -3,49 +3,25 @@
 // servers, averaged, so a change in the machine's load during the run weighs on both sides). Each
 // measurement follows a short warm-up of the same load (JIT, caches, connections).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { onEachBackend, postgresUrl, rssMiB, startServer, stopServer } from './bench-support.mjs';
 
-const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
 const DURATION_SECONDS = 5;
 const WARMUP_SECONDS = 1;
 const CONNECTIONS = 10;
 
-function start(args, env) {
+/** Starts the bare node:http server (JavaScript given to `node -e`); answers it once it listens. */
+function startBare(code) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s: ${err}`)), 30_000);
     child.stderr.on('data', (chunk) => {
       err += chunk;
-      const url = /(?:running at|listening on) (http:\/\/\S+)/.exec(err)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url });
-      }
+      const url = /listening on (http:\/\/\S+)/.exec(err)?.[1];
+      if (url) resolve({ child, url });
     });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    child.on('exit', (code) => reject(new Error(`the bare server exited ${code}: ${err}`)));
   });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
-
-function rssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 async function load(url, options = {}) {
@@ -59,17 +35,7 @@ async function load(url, options = {}) {
   return run(DURATION_SECONDS);
 }
 
-async function seed(url, adminToken) {
-  const call = async (method, path, body, token = adminToken) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+async function seed(call) {
   await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
   const { token } = await call('POST', '/v1/users', { id: 'ada', name: 'Ada' });
   await call('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
@@ -82,9 +48,9 @@ async function seed(url, adminToken) {
 }
 
 async function benchPlatform(label, env) {
-  const { child, url } = await start([bin, 'serve', '--port', '0'], env);
+  const { child, url, call } = await startServer(env);
   try {
-    const { token, id } = await seed(url, env.PORTICO_ADMIN_TOKEN);
+    const { token, id } = await seed(call);
     await new Promise((r) => setTimeout(r, 1000));
     const idle = rssMiB(child.pid);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -96,13 +62,13 @@ async function benchPlatform(label, env) {
     });
     return { label, idle, get, patch };
   } finally {
-    await stop(child);
+    await stopServer(child);
   }
 }
 
 export async function benchApi() {
   const hello = `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json' }); s.end('{"hello":"world"}'); }).listen(0, '127.0.0.1', function () { console.error('listening on http://127.0.0.1:' + this.address().port); });`;
-  const bare = await start(['-e', hello], {});
+  const bare = await startBare(hello);
   try {
     const helloBefore = await load(bare.url);
     const helloRss = rssMiB(bare.child.pid);
@@ -110,46 +76,14 @@ export async function benchApi() {
     const helloAfter = await load(bare.url);
     return { helloRate: (helloBefore + helloAfter) / 2, helloRates: [helloBefore, helloAfter], helloRss, results };
   } finally {
-    await stop(bare.child);
+    bare.child.removeAllListeners('exit');
+    bare.child.kill();
   }
 }
 
 async function benchPlatforms() {
-  const secrets = {
-    PORTICO_ADMIN_TOKEN: `pta_${randomBytes(16).toString('hex')}`,
-    PORTICO_SECRET_KEY: randomBytes(32).toString('base64'),
-  };
-  const results = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
-  try {
-    results.push(await benchPlatform('SQLite', { ...secrets, PORTICO_DATA_DIR: dataDir }));
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  const pgUrl = process.env.PORTICO_BENCH_DATABASE_URL ?? process.env.PORTICO_TEST_DATABASE_URL;
-  if (pgUrl) {
-    const name = `portico_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(pgUrl);
-    url.pathname = `/${name}`;
-    const pgDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
-    try {
-      results.push(
-        await benchPlatform('PostgreSQL', {
-          ...secrets,
-          PORTICO_DATA_DIR: pgDir,
-          PORTICO_DATABASE_URL: url.toString(),
-        }),
-      );
-    } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-      rmSync(pgDir, { recursive: true, force: true });
-    }
-  } else {
+  if (!postgresUrl())
     console.warn('PORTICO_BENCH_DATABASE_URL / PORTICO_TEST_DATABASE_URL not set: PostgreSQL not measured');
-  }
-  return results;
+  // One log line per request, as a server runs by default.
+  return onEachBackend(benchPlatform, { PORTICO_LOG_LEVEL: 'info' });
 }

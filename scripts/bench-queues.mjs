@@ -14,6 +14,7 @@ import {
   postgresUrl,
   receivedBy,
   sendSteadily,
+  stopChild,
   withPostgresDatabase,
 } from './bench-support.mjs';
 
@@ -73,19 +74,6 @@ function startWorker(env) {
   });
 }
 
-function stopWorker(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.on('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 /**
  * Throughput (`jobs` added by `producers`, one at a time, until the last is received) and latency
  * (`steadyRate` jobs a second for `steadySeconds`, add → receipt) of one queue, whose `add(job)`
@@ -134,7 +122,7 @@ async function measureQueue(label, o, workerEnv, add) {
     );
     return result;
   } finally {
-    if (worker) await stopWorker(worker.child);
+    if (worker) await stopChild(worker.child, 10_000);
     receiver.close();
     receiver.closeAllConnections();
   }

@@ -209,17 +209,7 @@ export async function stopServer(child) {
   const poll = setInterval(() => {
     for (const pid of childrenOf(child.pid, 'workerd')) workers.add(pid);
   }, 100);
-  if (child.exitCode === null && child.signalCode === null) {
-    await new Promise((resolve) => {
-      child.removeAllListeners('exit');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.on('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
-  }
+  await stopChild(child, 30_000);
   clearInterval(poll);
   const until = performance.now() + 5000;
   let left = [...workers].filter(isWorkerd);
@@ -233,6 +223,20 @@ export async function stopServer(child) {
       process.kill(pid, 'SIGKILL');
     } catch {}
   }
+}
+
+/** Stops a child process: SIGTERM, then SIGKILL after `killAfterMs`; resolves once it has exited. */
+export function stopChild(child, killAfterMs) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 /** Fresh secrets for a server run; deliveries may reach this machine's receivers. */
