@@ -20,6 +20,12 @@ describe.each(backends.map((b) => b.name))('kill -9 during 2,000 deliveries on %
   let url: string;
   let cleanup: () => Promise<void> = async () => {};
   const processes: ServeProcess[] = [];
+  // The receiver holds its answers until every event is accepted, so deliveries are still under
+  // way at the kill however fast the pipeline keeps up with the senders.
+  let openGate = () => {};
+  const gate = new Promise<void>((resolve) => {
+    openGate = resolve;
+  });
 
   beforeAll(async () => {
     receiver = createServer((req, res) => {
@@ -33,13 +39,14 @@ describe.each(backends.map((b) => b.name))('kill -9 during 2,000 deliveries on %
           delivery: String(req.headers['x-platform-delivery-id']),
           attempt: String(req.headers['x-platform-delivery-attempt']),
         });
-        res.end('{"received":true}');
+        void gate.then(() => res.end('{"received":true}'));
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   });
   afterAll(async () => {
+    openGate();
     for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
     await new Promise<void>((r) => receiver.close(() => r()));
     await cleanup();
@@ -67,7 +74,8 @@ describe.each(backends.map((b) => b.name))('kill -9 during 2,000 deliveries on %
     const space = (await admin('POST', `/v1/installations/${org}/spaces/docs`)).body.id;
     await admin('PATCH', `/v1/installations/${space}/configuration`, { url, space_content_updated: true });
 
-    // Accept all 2,000 (eight senders), then kill the server halfway through delivering them.
+    // Accept all 2,000 (eight senders) while the receiver holds its answers, then kill the server
+    // halfway through delivering them.
     let next = 0;
     const send = async () => {
       while (next < EVENTS) {
@@ -82,6 +90,7 @@ describe.each(backends.map((b) => b.name))('kill -9 during 2,000 deliveries on %
       }
     };
     await Promise.all(Array.from({ length: 8 }, send));
+    openGate();
     await until(
       'half the deliveries',
       () => (new Set(seen.map((s) => s.eventId)).size >= EVENTS / 2 ? true : undefined),
