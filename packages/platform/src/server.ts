@@ -17,7 +17,7 @@ import { Dispatcher } from './services/dispatcher.js';
 import { RetentionPruner } from './services/retention.js';
 import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
-import { GroupCommit } from './storage/group-commit.js';
+import { GroupCommit, groupCommitOptions } from './storage/group-commit.js';
 import { migrate } from './storage/migrate.js';
 
 export const VERSION = '0.1.0';
@@ -68,12 +68,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     await database.close();
     throw error;
   }
-  // PostgreSQL: a few transactions side by side (each statement is a round trip), each under its
-  // 64-subtransaction cache; SQLite: one at a time (its writes take turns anyway).
-  const writes = new GroupCommit(
-    database.db,
-    database.dialect === 'postgres' ? { maxBatch: 48, parallel: 4 } : { maxBatch: 500, parallel: 1 },
-  );
+  const writes = new GroupCommit(database.db, groupCommitOptions(database.dialect));
   const ctx: ServiceContext = {
     db: database.db,
     dialect: database.dialect,

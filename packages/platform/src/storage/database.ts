@@ -133,6 +133,21 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
     },
   });
   pool.on('error', onIdleConnectionError);
+  // Statements with parameters are prepared once per connection, by name, and then only bound and
+  // run: PostgreSQL parsed and planned each one afresh before, the larger part of its work per event.
+  const names = new Map<string, string>();
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (text: unknown, values?: unknown[], ...rest: unknown[]) => {
+      if (typeof text !== 'string' || values === undefined || values.length === 0) return query(text, values, ...rest);
+      let name = names.get(text);
+      if (name === undefined && names.size < MAX_CACHED_STATEMENTS) {
+        name = `portico_${names.size}`;
+        names.set(text, name);
+      }
+      return name === undefined ? query(text, values, ...rest) : query({ name, text, values }, ...rest);
+    };
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends } from '../test-support/backends.js';
 import { openDatabase } from './database.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, groupCommitOptions } from './group-commit.js';
 import { migrate } from './migrate.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -32,7 +32,7 @@ describe.each(backends)('group commit on $name', (backend) => {
       other.close();
       return rows.map((r) => r.id);
     };
-    return { database, committed, writes: new GroupCommit(database.db) };
+    return { database, committed, writes: new GroupCommit(database.db, groupCommitOptions(database.dialect)) };
   }
 
   const org = (id: string) => ({ id, title: id, subdomain: null, created_at: 0 });

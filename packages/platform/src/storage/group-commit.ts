@@ -12,12 +12,26 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
+const RELEASE = sql.raw('release savepoint portico_write');
+const SAVEPOINT = sql.raw('savepoint portico_write');
+/** PostgreSQL takes both in one query (SQLite prepares one statement at a time; there they cost no trip). */
+const RELEASE_AND_SAVEPOINT = sql.raw('release savepoint portico_write; savepoint portico_write');
+
 export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
 
 interface Job {
   work: Write<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+}
+
+/**
+ * The settings each back end runs with. PostgreSQL: a few transactions side by side (each statement
+ * is a round trip), each under its 64-subtransaction cache; SQLite: one at a time (its writes take
+ * turns anyway).
+ */
+export function groupCommitOptions(dialect: 'sqlite' | 'postgres') {
+  return dialect === 'postgres' ? { maxBatch: 48, parallel: 4, oneTrip: true } : { maxBatch: 500, parallel: 1 };
 }
 
 export class GroupCommit {
@@ -33,14 +47,18 @@ export class GroupCommit {
       maxBatch?: number;
       /** Transactions committing at once (1 on SQLite, whose writes take turns anyway). */
       parallel?: number;
+      /** Whether the database takes two statements in one query (PostgreSQL). */
+      oneTrip?: boolean;
     } = {},
   ) {
     this.maxBatch = options.maxBatch ?? 500;
     this.parallel = options.parallel ?? 1;
+    this.oneTrip = options.oneTrip ?? false;
   }
 
   private readonly maxBatch: number;
   private readonly parallel: number;
+  private readonly oneTrip: boolean;
 
   /** Runs `work` in the next shared transaction; resolves with its result once that has committed. */
   run<T>(work: Write<T>): Promise<T> {
@@ -81,11 +99,18 @@ export class GroupCommit {
             if (!outcomes[0]?.ok) throw (outcomes[0] as { error: unknown }).error;
             return;
           }
-          for (const job of batch) {
-            await sql`savepoint portico_write`.execute(trx);
+          // Between two writes, one statement ends the savepoint of the first and opens the next
+          // (a round trip each on PostgreSQL, where these were a third of the statements).
+          await SAVEPOINT.execute(trx);
+          for (const [i, job] of batch.entries()) {
             const outcome = await settle(job.work(trx));
             if (!outcome.ok) await sql`rollback to savepoint portico_write`.execute(trx);
-            await sql`release savepoint portico_write`.execute(trx);
+            if (i === batch.length - 1) await RELEASE.execute(trx);
+            else if (this.oneTrip) await RELEASE_AND_SAVEPOINT.execute(trx);
+            else {
+              await RELEASE.execute(trx);
+              await SAVEPOINT.execute(trx);
+            }
             outcomes.push(outcome);
           }
         });
