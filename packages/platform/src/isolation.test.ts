@@ -175,6 +175,110 @@ describe.each(backends)('isolation on $name', (backend) => {
     }, 60_000);
   });
 
+  describe('an installation flooded beyond its cap, beside a quick one in the same space', () => {
+    let platform: RunningPlatform;
+    let cleanup: () => Promise<void>;
+    let admin: ReturnType<typeof client>;
+    const installations: Record<string, string> = {};
+
+    /** A worker that takes `delayMs` per content update (workerd runs one dispatch at a time per worker). */
+    const script = (delayMs: number) => `export default {
+  async fetch(request) {
+    if (request.method === 'GET') {
+      return Response.json({ runtime: 'portico', versions: ['v1'], fetch: false, components: [],
+        events: ['installation_setup', 'space_installation_setup', 'space_content_updated'] });
+    }
+    const form = await request.formData();
+    const event = JSON.parse(await form.get('event').text());
+    if (event.type === 'space_content_updated') await new Promise((resolve) => setTimeout(resolve, ${delayMs}));
+    return new Response(null, { status: 204 });
+  },
+};`;
+
+    beforeAll(async () => {
+      const fresh = await backend.fresh();
+      cleanup = fresh.cleanup;
+      platform = await startPlatform({ ...fresh.config, allowPrivateNetwork: true });
+      admin = client(platform.url, platform.adminToken);
+      await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+      await admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
+      for (const [name, delayMs] of [
+        ['slow', 50],
+        ['quick', 0],
+      ] as const) {
+        const manifest = `name: ${name}\ntitle: ${name}\ndescription: test\norganization: acme\nvisibility: private\nscopes: [space:content:read]\n`;
+        const published = await admin('POST', '/v1/integrations', { manifest, script: script(delayMs) });
+        expect(published.status, JSON.stringify(published.body)).toBe(201);
+        const org = (await admin('POST', '/v1/orgs/acme/installations', { integration: name })).body.id;
+        installations[name] = (await admin('POST', `/v1/installations/${org}/spaces/docs`)).body.id;
+      }
+      await until('both setup events dispatched', async () => {
+        const counts = await Promise.all(
+          Object.values(installations).map(
+            async (id) => (await admin('GET', `/v1/installations/${id}/dispatches`)).body.length,
+          ),
+        );
+        return counts.every((n) => n > 0) ? true : undefined;
+      });
+    }, 60_000);
+    afterAll(async () => {
+      await platform?.close();
+      await cleanup?.();
+    });
+
+    const contentDispatches = async (name: string) =>
+      (
+        (await admin('GET', `/v1/installations/${installations[name]}/dispatches`)).body as {
+          eventId: string | null;
+          status: number;
+          at: string;
+        }[]
+      ).filter((d) => d.eventId?.startsWith('flood-'));
+
+    it('the quick one gets every event within 1 s, the flooded one all of them; stopping gives its held rows back', async () => {
+      const posted = new Map<string, number>();
+      await emitMany(admin, 40, (i) => {
+        posted.set(`flood-${i}`, Date.now());
+        return { type: 'space_content_updated', spaceId: 'docs', revisionId: 'r', eventId: `flood-${i}` };
+      });
+      const quick = await until('every event at the quick integration', async () => {
+        const found = await contentDispatches('quick');
+        return found.length >= 40 ? found : undefined;
+      });
+      const latencies = quick.map((d) => Date.parse(d.at) - (posted.get(d.eventId as string) as number));
+      expect(Math.max(...latencies), `latencies: ${latencies.join(', ')} ms`).toBeLessThan(1000);
+      const slow = await until(
+        'every event at the slow integration',
+        async () => {
+          const found = await contentDispatches('slow');
+          return found.length >= 40 ? found : undefined;
+        },
+        30_000,
+      );
+      expect(slow.every((d) => d.status === 204)).toBe(true);
+
+      // A second flood, and the node stops while most of it is held (claimed ahead, over the
+      // installation's cap): those rows are unclaimed at once, only those in flight keep their lease.
+      await emitMany(admin, 40, (i) => ({
+        type: 'space_content_updated',
+        spaceId: 'docs',
+        revisionId: 'r',
+        eventId: `late-${i}`,
+      }));
+      await platform.dispatcher.stop(0);
+      const owed = await platform.ctx.db
+        .selectFrom('outbox')
+        .select(['id', 'claimed_until'])
+        .where('installation_id', '=', installations.slow as string)
+        .where('dispatched_at', 'is', null)
+        .execute();
+      expect(owed.length).toBeGreaterThan(0);
+      expect(owed.filter((row) => row.claimed_until !== null).length).toBeLessThanOrEqual(
+        platform.tuning.dispatchPerInstallation,
+      );
+    }, 60_000);
+  });
+
   describe('retries keep their windows while deliveries wait for a destination slot', () => {
     const receiver = new ScriptedReceiver();
     const world = webhookWorldFor(backend, { tuning: { deliveryPerDestination: 2 } }, [receiver]);

@@ -19,10 +19,13 @@
  * duration, error and the integration's logs.
  *
  * Work routed on this node skips the claim (decision 013): a row that would be taken at once
- * (room, caps, breaker closed, no setup event of its installation owed, nothing waiting for a
- * slot) is written already claimed by this node and started when its routing commits. Claims
- * find the rest: setup events, rows that waited for a slot, retries, and what another node left
- * when its lease ran out; they run when rows are known to wait, and every `pollMs` otherwise.
+ * (room, caps, breaker closed, no setup event of its installation owed, none of its rows waiting
+ * unclaimed) is written already claimed by this node and started when its routing commits. A row
+ * over its caps is claimed all the same and held in memory, up to `hold` per installation, and
+ * starts when a slot of its installation frees, without another trip to the database (decision
+ * 015); held rows are released when the node stops, and their lease is renewed should they wait
+ * long. Claims find the rest: setup events, rows beyond the hold, retries, and what another node
+ * left when its lease ran out; they run when rows are known to wait, and every `pollMs` otherwise.
  */
 import type { Manifest } from '@portico/manifest';
 import type { IntegrationDescriptor, PlatformEvent } from '@portico/runtime';
@@ -61,6 +64,10 @@ const ROUTE_BATCH = 200;
 /** After asking a version what it handles got no answer, the next question waits this long. */
 const DESCRIBE_RETRY_MS = 30_000;
 const INSERT_CHUNK = 200;
+/** Most rows one claim looks at. */
+const CLAIM_LIMIT = 256;
+/** Rows held in memory on one node, whatever the installations (times `hold`). */
+const HOLD_INSTALLATIONS = 16;
 
 export interface Hosts {
   workerd: Host;
@@ -90,10 +97,21 @@ export interface DispatcherOptions {
   perIntegration?: number;
   /** Dispatches in flight per installation (default 8). */
   perInstallation?: number;
+  /**
+   * Owed rows over their caps that this node claims ahead and holds in memory, per installation
+   * (default 64; 0 claims only what can start at once).
+   */
+  hold?: number;
   /** Circuit breaker: timeouts or crashes in a row before an integration is backed off (default 3). */
   breakerThreshold?: number;
   /** Circuit breaker: the first wait, doubled at each failed probe (default 1 s, at most 5 min). */
   breakerDelayMs?: number;
+}
+
+/** Rows a claim or routing takes: those that start at once, and those held until a slot frees. */
+interface Handed<Row> {
+  start: Row[];
+  hold: Row[];
 }
 
 export class Dispatcher {
@@ -105,12 +123,22 @@ export class Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perInstallation = new Counts();
   private readonly perIntegration = new Counts();
-  private readonly limits: { concurrency: number; integration: number; installation: number };
+  private readonly limits: { concurrency: number; integration: number; installation: number; hold: number };
   private running = false;
   /** Rows written claimed by routing whose commit has not happened yet (they hold their slots). */
   private reserved = 0;
-  /** Whether owed rows may wait unclaimed in the database (then a claim looks for them). */
-  private waitingRows = true;
+  /** Claimed rows waiting in memory for a slot, per installation, oldest first (see `hold`). */
+  private readonly held = new Map<string, OutboxRow[]>();
+  private heldCount = 0;
+  /** Rows routing will hold once its transaction commits, per installation. */
+  private readonly holding = new Counts();
+  /**
+   * Installations with owed rows this node left unclaimed for want of room: routing hands none of
+   * theirs over (it would overtake them) until a claim has taken them.
+   */
+  private leftWaiting = new Set<string>();
+  /** Whether owed rows this node knows nothing of may wait unclaimed (retries, setup events, other nodes'). */
+  private unknownWaiting = true;
   private lastFill = 0;
 
   constructor(private readonly options: DispatcherOptions) {
@@ -119,6 +147,7 @@ export class Dispatcher {
       concurrency: options.concurrency ?? 64,
       integration: options.perIntegration ?? 16,
       installation: options.perInstallation ?? 8,
+      hold: options.hold ?? 64,
     };
     this.breakers = new CircuitBreakers({
       now: () => this.ctx.now(),
@@ -128,7 +157,7 @@ export class Dispatcher {
     this.loop = new WakeLoop(
       async () => {
         while ((await this.routeEvents()) === ROUTE_BATCH && !this.loop.isStopped) {}
-        if (!this.waitingRows && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
+        if (!this.claimWorthwhile() && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
         this.lastFill = performance.now();
         while ((await this.fill()) && !this.loop.isStopped) {}
       },
@@ -140,7 +169,7 @@ export class Dispatcher {
   start(): void {
     this.running = true;
     this.ctx.wake = (what) => {
-      if (what !== 'events') this.waitingRows = true;
+      if (what !== 'events') this.unknownWaiting = true;
       this.loop.wake();
     };
     this.loop.start();
@@ -154,6 +183,18 @@ export class Dispatcher {
     this.running = false;
     this.ctx.wake = () => {};
     await this.loop.stop();
+    // Held rows go back to the database at once (other nodes, or the next start, take them).
+    const held = this.takeHeld(() => true);
+    if (held.length > 0) {
+      await this.ctx
+        .write((trx) => this.releaseIn(trx, held))
+        .catch((error) =>
+          this.options.logger?.warn(
+            { err: error },
+            'could not release held rows; they come back when their lease ends',
+          ),
+        );
+    }
     const deadline = performance.now() + graceMs;
     while (this.inFlight.size > 0 && performance.now() < deadline) {
       let timer: NodeJS.Timeout | undefined;
@@ -352,8 +393,8 @@ export class Dispatcher {
       }
       owed.push({ eventId: event.event_id, rows });
     }
-    let claimed: Insertable<Database['outbox']>[] = [];
-    const started = await this.ctx
+    let handed: Handed<Insertable<Database['outbox']>> = { start: [], hold: [] };
+    const written = await this.ctx
       .write(async (trx) => {
         // Another node may have routed some of them meanwhile: only those this one marks are written.
         const marked = await trx
@@ -369,8 +410,7 @@ export class Dispatcher {
           .execute();
         const mine = new Set(marked.map((m) => m.event_id));
         const rows = owed.filter((o) => mine.has(o.eventId)).flatMap((o) => o.rows);
-        claimed = await this.handOver(trx, rows, now);
-        if (claimed.length < rows.length) this.waitingRows = true;
+        handed = await this.handOver(trx, rows, now);
         // (Ids matched by installation and event: the order of RETURNING is not promised.)
         const key = (row: { installation_id: string; event_id?: string | null }) =>
           `${row.installation_id} ${row.event_id}`;
@@ -383,29 +423,35 @@ export class Dispatcher {
             .execute();
           for (const row of inserted) ids.set(key(row), row.id);
         }
-        return claimed.map((row) => ({ ...row, id: ids.get(key(row)), attempts: 0, available_at: 0 }) as OutboxRow);
-      })
-      .finally(() => {
-        this.reserved -= claimed.length;
+        const withId = (row: Insertable<Database['outbox']>) =>
+          ({ ...row, id: ids.get(key(row)), attempts: 0, available_at: 0 }) as OutboxRow;
+        return { start: handed.start.map(withId), hold: handed.hold.map(withId) };
       })
       .catch((error) => {
-        for (const row of claimed) this.count(row, -1);
+        this.reserved -= handed.start.length;
+        for (const row of handed.start) this.count(row, -1);
+        for (const row of handed.hold) this.holding.add(row.installation_id, -1);
+        this.heldCount -= handed.hold.length;
         throw error;
       });
-    for (const row of started) this.launch(row);
+    this.reserved -= written.start.length;
+    for (const row of written.start) this.launch(row);
+    this.hold(written.hold);
     return events.length;
   }
 
   /**
-   * Marks the routed rows this node starts at once (claimed: `claimed_until` set, their slots
-   * reserved until the routing commits) and answers them; the others are left for a claim.
+   * Marks the routed rows this node takes (claimed: `claimed_until` set): those that start at once
+   * (their slots reserved until the routing commits) and those it holds until a slot frees. The
+   * others are left for a claim.
    */
   private async handOver(
     trx: Transaction<Database>,
     rows: Insertable<Database['outbox']>[],
     now: number,
-  ): Promise<Insertable<Database['outbox']>[]> {
-    if (!this.running || this.waitingRows || rows.length === 0) return [];
+  ): Promise<Handed<Insertable<Database['outbox']>>> {
+    const handed: Handed<Insertable<Database['outbox']>> = { start: [], hold: [] };
+    if (!this.running || rows.length === 0) return handed;
     // Nothing overtakes an installation's owed setup events.
     const setupOwed = new Set(
       (
@@ -418,23 +464,136 @@ export class Dispatcher {
           .execute()
       ).map((r) => r.installation_id),
     );
-    const tripped = new Set(this.breakers.tripped().map(([name]) => name));
     const lease = now + (this.options.leaseMs ?? 30_000);
-    const claimed: Insertable<Database['outbox']>[] = [];
     for (const row of rows) {
-      const fits =
-        this.inFlight.size + this.reserved < this.limits.concurrency &&
-        !setupOwed.has(row.installation_id) &&
-        !tripped.has(row.integration_name) &&
-        this.perInstallation.of(row.installation_id) < this.limits.installation &&
-        this.perIntegration.of(row.integration_name) < this.limits.integration;
-      if (!fits) continue;
+      const id = row.installation_id;
+      if (this.leftWaiting.has(id) || setupOwed.has(id) || this.breakers.state(row.integration_name) !== 'closed') {
+        this.leftWaiting.add(id);
+        continue;
+      }
+      if (this.heldOf(id) === 0 && this.fits(row)) {
+        this.reserved++;
+        this.count(row, 1);
+        handed.start.push(row);
+      } else if (this.canHold(id)) {
+        this.holding.add(id);
+        this.heldCount++;
+        handed.hold.push(row);
+      } else {
+        this.leftWaiting.add(id);
+        continue;
+      }
       row.claimed_until = lease;
-      this.reserved++;
-      this.count(row, 1);
-      claimed.push(row);
     }
-    return claimed;
+    return handed;
+  }
+
+  /** Whether a row may start now: room on this node, its installation and integration under their caps, breaker closed. */
+  private fits(row: Pick<OutboxRow, 'installation_id' | 'integration_name'>): boolean {
+    return (
+      this.inFlight.size + this.reserved < this.limits.concurrency &&
+      this.perInstallation.of(row.installation_id) < this.limits.installation &&
+      this.perIntegration.of(row.integration_name) < this.limits.integration &&
+      this.breakers.state(row.integration_name) === 'closed'
+    );
+  }
+
+  /** Rows of an installation held (or about to be) on this node. */
+  private heldOf(installationId: string): number {
+    return (this.held.get(installationId)?.length ?? 0) + this.holding.of(installationId);
+  }
+
+  private canHold(installationId: string): boolean {
+    return (
+      this.running &&
+      this.heldOf(installationId) < this.limits.hold &&
+      this.heldCount < this.limits.hold * HOLD_INSTALLATIONS
+    );
+  }
+
+  /**
+   * Whether an installation can take no more claimed rows now: it has no room to start one, and
+   * its hold is over half full (so a claim for it waits until the hold has drained that far).
+   */
+  private full(installationId: string): boolean {
+    if (this.heldOf(installationId) === 0 && this.perInstallation.of(installationId) < this.limits.installation)
+      return false;
+    if (!this.running || this.limits.hold === 0) return true;
+    return (
+      this.heldOf(installationId) > this.limits.hold / 2 || this.heldCount >= this.limits.hold * HOLD_INSTALLATIONS
+    );
+  }
+
+  /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an installation with room. */
+  private claimWorthwhile(): boolean {
+    if (this.unknownWaiting) return true;
+    for (const id of this.leftWaiting) if (!this.full(id)) return true;
+    return false;
+  }
+
+  /** Puts claimed rows (committed) in their installations' holds, and starts what fits. */
+  private hold(rows: OutboxRow[]): void {
+    for (const row of rows) {
+      this.holding.add(row.installation_id, -1);
+      const queue = this.held.get(row.installation_id);
+      if (queue) queue.push(row);
+      else this.held.set(row.installation_id, [row]);
+    }
+    if (rows.length > 0) this.startHeld();
+  }
+
+  /**
+   * Starts held rows while they fit, oldest first within an installation; an installation that
+   * started one goes to the back, so the installations take turns at the free slots.
+   */
+  private startHeld(): void {
+    if (!this.running || this.held.size === 0) return;
+    for (const [id, queue] of [...this.held]) {
+      if (this.inFlight.size + this.reserved >= this.limits.concurrency) return;
+      let started = false;
+      while (queue.length > 0 && this.fits(queue[0] as OutboxRow)) {
+        const row = queue.shift() as OutboxRow;
+        this.heldCount--;
+        this.count(row, 1);
+        this.launch(row);
+        started = true;
+      }
+      if (started || queue.length === 0) this.held.delete(id);
+      if (started && queue.length > 0) this.held.set(id, queue);
+    }
+  }
+
+  /** Takes the held rows that match out of the hold. */
+  private takeHeld(matches: (row: OutboxRow) => boolean): OutboxRow[] {
+    const taken: OutboxRow[] = [];
+    for (const [id, queue] of [...this.held]) {
+      const keep = queue.filter((row) => !matches(row));
+      if (keep.length === queue.length) continue;
+      taken.push(...queue.filter(matches));
+      if (keep.length > 0) this.held.set(id, keep);
+      else this.held.delete(id);
+    }
+    this.heldCount -= taken.length;
+    return taken;
+  }
+
+  /** Gives rows back unclaimed, where this node still holds their lease. */
+  private async releaseIn(trx: Transaction<Database>, rows: OutboxRow[]): Promise<void> {
+    const byLease = new Map<number, number[]>();
+    for (const row of rows) {
+      const lease = row.claimed_until as number;
+      byLease.set(lease, [...(byLease.get(lease) ?? []), row.id]);
+    }
+    for (const [lease, ids] of byLease) {
+      for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+        await trx
+          .updateTable('outbox')
+          .set({ claimed_until: null })
+          .where('id', 'in', ids.slice(i, i + INSERT_CHUNK))
+          .where('claimed_until', '=', lease)
+          .execute();
+      }
+    }
   }
 
   private count(row: Pick<OutboxRow, 'installation_id' | 'integration_name'>, by: number): void {
@@ -474,37 +633,35 @@ export class Dispatcher {
   }
 
   /**
-   * Claims owed rows for the free slots and starts them; answers whether it started any (the
-   * caller fills again until nothing more fits).
+   * Claims owed rows for the free slots and starts them, and (while running) claims rows over
+   * their caps into the hold; answers whether another claim may find more.
    */
   private async fill(): Promise<boolean> {
-    const room = this.limits.concurrency - this.inFlight.size - this.reserved;
-    if (room <= 0) return false;
+    const hold = this.running ? this.limits.hold : 0;
+    const room = Math.max(0, this.limits.concurrency - this.inFlight.size - this.reserved);
+    const holdRoom = Math.max(0, hold * HOLD_INSTALLATIONS - this.heldCount);
+    if (room === 0 && holdRoom === 0) return false;
     const now = this.ctx.now();
-    const fullInstallations = [...this.perInstallation].filter(([, n]) => n >= this.limits.installation);
+    const full = [...new Set([...this.perInstallation.keys(), ...this.held.keys()])].filter((id) => this.full(id));
     const probing = new Map<string, number>();
+    // While holding, rows over their integration's cap are claimed into the hold.
     const skipIntegrations = new Set(
-      [...this.perIntegration].filter(([, n]) => n >= this.limits.integration).map(([name]) => name),
+      hold > 0 ? [] : [...this.perIntegration].filter(([, n]) => n >= this.limits.integration).map(([name]) => name),
     );
     for (const [name, state] of this.breakers.tripped()) {
       if (state === 'open' || this.perIntegration.of(name) >= 1) skipIntegrations.add(name);
       else probing.set(name, 1);
     }
+    const limit = Math.min(CLAIM_LIMIT, room * 2 + 1 + holdRoom);
     const postgres = this.ctx.dialect === 'postgres';
-    const chosen = await this.ctx.write(async (trx) => {
+    const claim = await this.ctx.write(async (trx) => {
       const candidates = await trx
         .selectFrom('outbox as o')
         .selectAll('o')
         .where('o.dispatched_at', 'is', null)
         .where('o.available_at', '<=', now)
         .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<', now)]))
-        .$if(fullInstallations.length > 0, (qb) =>
-          qb.where(
-            'o.installation_id',
-            'not in',
-            fullInstallations.map(([id]) => id),
-          ),
-        )
+        .$if(full.length > 0, (qb) => qb.where('o.installation_id', 'not in', full))
         .$if(skipIntegrations.size > 0, (qb) => qb.where('o.integration_name', 'not in', [...skipIntegrations]))
         .where((eb) =>
           eb.not(
@@ -520,45 +677,63 @@ export class Dispatcher {
           ),
         )
         .orderBy('o.id')
-        .limit(room * 2 + 1)
+        .limit(limit)
         .$if(postgres, (qb) => qb.forUpdate().skipLocked())
         .execute();
-      // Within the caps: count what this pass takes on top of what is in flight.
-      const taken: OutboxRow[] = [];
+      // Within the caps: count what this claim starts and holds on top of what is in flight and held.
+      const taken: Handed<OutboxRow> = { start: [], hold: [] };
       const byInstallation = new Counts(this.perInstallation);
       const byIntegration = new Counts(this.perIntegration);
+      const ahead = new Counts();
+      const skipped = new Set<string>();
       for (const row of candidates) {
-        if (taken.length >= room) break;
-        const integrationCap = probing.get(row.integration_name) ?? this.limits.integration;
-        if (byInstallation.of(row.installation_id) >= this.limits.installation) continue;
-        if (byIntegration.of(row.integration_name) >= integrationCap) continue;
-        byInstallation.add(row.installation_id);
-        byIntegration.add(row.integration_name);
-        taken.push(row);
+        const id = row.installation_id;
+        const probe = probing.get(row.integration_name);
+        const queued = this.heldOf(id) + ahead.of(id);
+        if (
+          taken.start.length < room &&
+          queued === 0 &&
+          byInstallation.of(id) < this.limits.installation &&
+          byIntegration.of(row.integration_name) < (probe ?? this.limits.integration)
+        ) {
+          byInstallation.add(id);
+          byIntegration.add(row.integration_name);
+          taken.start.push(row);
+        } else if (
+          probe === undefined &&
+          queued < hold &&
+          this.heldCount + taken.hold.length < hold * HOLD_INSTALLATIONS
+        ) {
+          ahead.add(id);
+          taken.hold.push(row);
+        } else {
+          skipped.add(id);
+        }
       }
-      // Rows left behind (capped, or beyond the room) wait: the next free slot looks for them.
-      this.waitingRows = taken.length < candidates.length || fullInstallations.length > 0 || skipIntegrations.size > 0;
       const lease = now + (this.options.leaseMs ?? 30_000);
       // Each row carries its lease: results are written only while this node still holds it.
-      for (const row of taken) row.claimed_until = lease;
-      if (taken.length > 0) {
-        await trx
-          .updateTable('outbox')
-          .set({ claimed_until: lease })
-          .where(
-            'id',
-            'in',
-            taken.map((r) => r.id),
-          )
-          .execute();
+      const ids = [...taken.start, ...taken.hold].map((row) => {
+        row.claimed_until = lease;
+        return row.id;
+      });
+      if (ids.length > 0) {
+        await trx.updateTable('outbox').set({ claimed_until: lease }).where('id', 'in', ids).execute();
       }
-      return taken;
+      return { ...taken, skipped, complete: candidates.length < limit };
     });
-    for (const row of chosen) {
+    // Rows left behind wait for room: they are known, and routing does not overtake them. A claim
+    // that saw every claimable row also learnt that the others it knew of have gone.
+    const stillFull = [...this.leftWaiting].filter((id) => full.includes(id));
+    this.leftWaiting = new Set([...(claim.complete ? stillFull : this.leftWaiting), ...claim.skipped]);
+    this.unknownWaiting = !claim.complete;
+    for (const row of claim.start) {
       this.count(row, 1);
       this.launch(row);
     }
-    return chosen.length > 0 && chosen.length < room;
+    this.heldCount += claim.hold.length;
+    for (const row of claim.hold) this.holding.add(row.installation_id);
+    this.hold(claim.hold);
+    return claim.start.length + claim.hold.length > 0 && !claim.complete;
   }
 
   /** Starts a claimed row whose slots are counted already. */
@@ -572,8 +747,9 @@ export class Dispatcher {
       .finally(() => {
         this.inFlight.delete(dispatch);
         this.count(row, -1);
-        // A slot is free: rows waiting for one are claimed now.
-        if (this.waitingRows) this.loop.wake();
+        // A slot is free: a held row takes it, and rows waiting unclaimed are claimed now.
+        this.startHeld();
+        if (this.claimWorthwhile()) this.loop.wake();
       });
     this.inFlight.add(dispatch);
   }
@@ -594,6 +770,15 @@ export class Dispatcher {
             .where('id', '=', row.id),
         );
       });
+    const leaseMs = this.options.leaseMs ?? 30_000;
+    if ((row.claimed_until as number) - this.ctx.now() < leaseMs / 2) {
+      // Held long: the lease is renewed first, so no other node takes the row meanwhile.
+      const lease = this.ctx.now() + leaseMs;
+      await this.ctx.write((trx) =>
+        owned(trx.updateTable('outbox').set({ claimed_until: lease }).where('id', '=', row.id)),
+      );
+      row.claimed_until = lease;
+    }
     const installation = await this.ctx.db
       .selectFrom('installations')
       .selectAll()
@@ -660,7 +845,9 @@ export class Dispatcher {
     const now = this.ctx.now();
     const reason = `waiting: the worker of ${integration} failed ${failures} times in a row (last: ${cause}); its events wait ${delayMs / 1000} s, until ${new Date(until).toISOString()} (circuit breaker)`;
     this.options.logger?.warn({ integration, until, failures }, 'circuit breaker opened');
+    const held = this.takeHeld((row) => row.integration_name === integration);
     await this.ctx.db.transaction().execute(async (trx) => {
+      await this.releaseIn(trx, held);
       const waiting = await trx
         .selectFrom('outbox')
         .select('installation_id')
