@@ -1,5 +1,5 @@
 /** Validating installation configuration against the integration's configuration schema. */
-import { type ConfigurationLevel, configurationSchema, type Manifest } from '@portico/manifest';
+import { type ConfigurationLevel, configurationSchema, didYouMean, type Manifest } from '@portico/manifest';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
 export type Configuration = Record<string, unknown>;
@@ -73,4 +73,26 @@ export function mergeConfiguration(current: Configuration, patch: Configuration)
     else next[key] = value;
   }
   return next;
+}
+
+/**
+ * The properties of `patch` the manifest does not declare at `level`, each with its message
+ * (and a "did you mean" when a declared one is close). Setting one to null is allowed: it removes
+ * what an older version may have stored.
+ */
+export function undeclaredProperties(
+  manifest: Manifest,
+  level: ConfigurationLevel,
+  patch: Configuration,
+): ConfigurationError[] {
+  const declared = Object.keys(manifest.configurations?.[level]?.properties ?? {});
+  return Object.entries(patch)
+    .filter(([name, value]) => value !== null && !declared.includes(name))
+    .map(([name]) => ({
+      path: name,
+      message:
+        declared.length === 0
+          ? `\`${name}\` is not a property: this integration's ${level} configuration declares none`
+          : `\`${name}\` is not a property of this integration's ${level} configuration${didYouMean(name, declared)}; it declares ${declared.map((d) => `\`${d}\``).join(', ')}`,
+    }));
 }

@@ -17,6 +17,7 @@ import {
   defaultConfiguration,
   levelOf,
   mergeConfiguration,
+  undeclaredProperties,
   validateConfiguration,
 } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -508,7 +509,8 @@ export interface ConfigurationResult {
 /**
  * Merges `patch` into the configuration and stores the result even when it does not validate
  * (the user is mid-edit); the status follows: `pending` while invalid, `active` once valid
- * (a paused installation stays paused). The setup event is owed on every edit.
+ * (a paused installation stays paused). The setup event is owed on every edit. A patch that sets
+ * a property the manifest does not declare is refused whole (400 `unknown_property`).
  */
 export async function patchConfiguration(
   ctx: ServiceContext,
@@ -519,6 +521,12 @@ export async function patchConfiguration(
   const before = await authorizedInstallation(ctx, principal, id);
   const { manifest } = await loadIntegration(ctx, before.integration_name);
   const level = levelOf(before.target_type);
+  // A property the manifest does not declare is refused before anything is stored: kept, it
+  // would hold the installation pending whatever else is set.
+  const undeclared = undeclaredProperties(manifest, level, patch);
+  if (undeclared.length > 0) {
+    throw badRequest('unknown_property', undeclared.map((e) => e.message).join('; '), { errors: undeclared });
+  }
   const edit = async (trx: Transaction<Database>): Promise<ConfigurationResult> => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
     const row = await lockedInstallation(ctx, trx, id);
