@@ -6,13 +6,14 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { readAtMost } from '@portico/runtime';
 import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
-import { ApiError } from '../errors.js';
-import { authenticate, credentialsOf, requireAdmin } from '../services/auth.js';
+import { ApiError, unauthorized } from '../errors.js';
+import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import type { Dispatcher } from '../services/dispatcher.js';
@@ -31,8 +32,11 @@ import {
 import { callPublicEndpoint, publishWarnings, renderComponent } from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
+import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
+import { sameSecret } from '../services/tokens.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody } from './route.js';
 import * as S from './schemas.js';
+import { sessionRoutes } from './session-routes.js';
 import { describeValidationError } from './validation-error.js';
 
 export interface AppOptions {
@@ -49,6 +53,7 @@ export const PUBLISH_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 /** Requests to public endpoints may carry up to this much (webhooks with attachments, uploads). */
 export const PUBLIC_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 const PUBLIC_PATH = /^\/v1\/installations\/[^/]+\/public(\/|$)/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const tags = {
   directory: ['Organizations and users'],
@@ -78,9 +83,37 @@ export function createApp(options: AppOptions) {
       }
     },
   });
-  const principal = (c: Context): Promise<Principal> => authenticate(ctx, adminToken, c.req.header('authorization'));
-  // For routes that look the token up in the query that reads what they answer.
-  const credentials = (c: Context) => credentialsOf(adminToken, c.req.header('authorization'));
+  /** The request's session cookie, resolved, its CSRF token checked when the request changes something. */
+  const sessionFor = async (c: Context): Promise<SessionCredentials | undefined> => {
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie === undefined) return undefined;
+    const session = await sessionOf(ctx, adminToken, cookie);
+    if (session !== undefined && !SAFE_METHODS.has(c.req.method)) {
+      if (!sameSecret(c.req.header('x-csrf-token'), session.csrfToken)) {
+        throw new ApiError(
+          403,
+          'csrf_refused',
+          'a request that changes something must carry the session’s CSRF token in X-CSRF-Token (GET /v1/session answers it)',
+        );
+      }
+    }
+    return session;
+  };
+  /**
+   * A request's credentials: its bearer token, else its session cookie (services/sessions.ts).
+   * Routes that look the token up in the query that reads what they answer use these; the others
+   * use `principal`.
+   */
+  const credentials = async (c: Context): Promise<Credentials> => {
+    const header = c.req.header('authorization');
+    if (header !== undefined || getCookie(c, SESSION_COOKIE) === undefined) return credentialsOf(adminToken, header);
+    const session = await sessionFor(c);
+    if (session === undefined) {
+      throw unauthorized('the session has ended (signed out, expired, or its token was revoked): sign in again');
+    }
+    return session.credentials;
+  };
+  const principal = async (c: Context): Promise<Principal> => principalOf(ctx, await credentials(c));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 
@@ -185,6 +218,16 @@ export function createApp(options: AppOptions) {
   );
 
   app.get('/healthz', async (c) => c.json({ ok: true }));
+
+  sessionRoutes(app, {
+    ctx,
+    adminToken,
+    sessionOf: async (c) => {
+      const session = await sessionFor(c);
+      if (session === undefined) return undefined;
+      return { principal: await principalOf(ctx, session.credentials), csrfToken: session.csrfToken };
+    },
+  });
 
   // Organizations, spaces, sites, users, memberships (the operator syncs them in).
   app.openapi(
@@ -340,7 +383,7 @@ export function createApp(options: AppOptions) {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const { installation, disabledEndpoints } = await readInstallation(ctx, credentials(c), id);
+      const { installation, disabledEndpoints } = await readInstallation(ctx, await credentials(c), id);
       return c.json({ ...installation, alerts: disabledEndpoints ? await endpointAlerts(ctx.db, id) : [] }, 200);
     },
   );

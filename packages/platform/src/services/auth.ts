@@ -61,14 +61,6 @@ export async function principalOf(ctx: ServiceContext, credentials: Credentials)
   throw invalidToken();
 }
 
-export async function authenticate(
-  ctx: ServiceContext,
-  adminToken: string,
-  header: string | undefined,
-): Promise<Principal> {
-  return principalOf(ctx, credentialsOf(adminToken, header));
-}
-
 export function invalidToken() {
   return unauthorized('the token is not valid (unknown, revoked, or its installation was removed)');
 }

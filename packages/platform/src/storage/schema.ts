@@ -17,6 +17,9 @@
  * - installation token: the API token of one installation (`environment.apiTokens.installation`),
  *   scoped to it and to its integration's manifest scopes; stored hashed for lookup and
  *   encrypted for the envelopes that carry it.
+ * - session: a signed-in dashboard visitor (an HttpOnly cookie holding a secret whose hash is the
+ *   key), standing for the user or admin token it was opened with; a sign-in code is a one-time
+ *   operator sign-in printed by `portico serve`.
  * - event: a platform event (`POST /v1/events`), persisted before it is acknowledged, then routed.
  * - outbox: the dispatch queue: each row is one event owed to one installation (setup events
  *   are written in the same transaction as the change that causes them; routed platform events
@@ -201,5 +204,19 @@ export interface Database {
     status: number | null;
     refused: string | null;
     at: number;
+  };
+  sessions: {
+    id_hash: string;
+    kind: 'admin' | 'user';
+    token_hash: string;
+    csrf_token: string;
+    created_at: number;
+    expires_at: number;
+  };
+  sign_in_codes: {
+    code_hash: string;
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
   };
 }

@@ -1,0 +1,105 @@
+/**
+ * `/v1/session`: signing in to the dashboard and out. The session's secret is set as an HttpOnly,
+ * SameSite=Strict cookie (Secure over https); the answer carries the CSRF token the dashboard sends
+ * back in `X-CSRF-Token` on every request that changes something.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { Principal, ServiceContext } from '../services/context.js';
+import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS } from '../services/sessions.js';
+import { errorResponses, jsonAnswer, jsonBody } from './route.js';
+
+const SessionInput = z
+  .object({
+    token: z.string().min(1).optional().openapi({ description: 'A user token or the admin token' }),
+    code: z.string().min(1).optional().openapi({ description: 'A one-time sign-in code printed by `portico serve`' }),
+  })
+  .strict()
+  .openapi('SessionInput');
+
+const Session = z
+  .object({
+    principal: z.object({ kind: z.enum(['admin', 'user']), userId: z.string().optional() }),
+    csrfToken: z
+      .string()
+      .openapi({ description: 'Send it back in `X-CSRF-Token` on every request that changes something' }),
+  })
+  .openapi('Session');
+
+const tags = ['Sessions'];
+
+export interface SessionRouteOptions {
+  ctx: ServiceContext;
+  adminToken: string;
+  /** The request's session, if it has one that has not ended. */
+  sessionOf(c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined>;
+}
+
+const view = (principal: Principal, csrfToken: string) => ({
+  principal:
+    principal.kind === 'user' ? { kind: 'user' as const, userId: principal.userId } : { kind: 'admin' as const },
+  csrfToken,
+});
+
+export function sessionRoutes(app: OpenAPIHono, { ctx, adminToken, sessionOf }: SessionRouteOptions) {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/session',
+      summary: 'Sign in: exchange a user token, the admin token or a one-time code for a session cookie',
+      tags,
+      request: { body: jsonBody(SessionInput) },
+      responses: { 201: jsonAnswer(Session), ...errorResponses },
+    }),
+    async (c) => {
+      const opened = await openSession(ctx, adminToken, c.req.valid('json'));
+      setCookie(c, SESSION_COOKIE, opened.secret, {
+        httpOnly: true,
+        sameSite: 'Strict',
+        secure: new URL(c.req.url).protocol === 'https:',
+        path: '/',
+        maxAge: SESSION_TTL_MS / 1000,
+      });
+      return c.json(view(opened.principal, opened.csrfToken), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/session',
+      summary: 'The signed-in session: who it is, and its CSRF token',
+      tags,
+      responses: { 200: jsonAnswer(Session), ...errorResponses },
+    }),
+    async (c) => {
+      const session = await sessionOf(c);
+      if (session === undefined) {
+        return c.json(
+          { error: { code: 'unauthorized', message: 'not signed in: POST /v1/session with a token' } },
+          401,
+        );
+      }
+      return c.json(view(session.principal, session.csrfToken), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/session',
+      summary: 'Sign out: end the session and clear its cookie',
+      tags,
+      responses: { 204: { description: 'Signed out' }, ...errorResponses },
+    }),
+    async (c) => {
+      // The CSRF check ran when the session was resolved: a page elsewhere cannot sign anyone out.
+      await sessionOf(c);
+      const cookie = getCookie(c, SESSION_COOKIE);
+      if (cookie !== undefined) await closeSession(ctx, cookie);
+      deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      return c.body(null, 204);
+    },
+  );
+}
