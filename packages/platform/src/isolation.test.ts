@@ -5,9 +5,9 @@
  * and comes back with one call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningPlatform, startPlatform } from './server.js';
+import { type RunningPlatform, type StartOptions, startPlatform } from './server.js';
 import { client } from './test-support/api.js';
-import { backends } from './test-support/backends.js';
+import { type Backend, backends } from './test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from './test-support/webhook-world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,6 +23,63 @@ async function emitMany(admin: ReturnType<typeof client>, count: number, event: 
     }
   };
   await Promise.all(Array.from({ length: 8 }, sender));
+}
+
+/** A hand-written worker in the envelope protocol (spec 4.1); `onEvent` runs on each event it gets. */
+const worker = (onEvent: string) => `export default {
+  async fetch(request) {
+    if (request.method === 'GET') {
+      return Response.json({ runtime: 'portico', versions: ['v1'], fetch: false, components: [],
+        events: ['installation_setup', 'space_installation_setup', 'space_content_updated'] });
+    }
+    const form = await request.formData();
+    const event = JSON.parse(await form.get('event').text());
+    ${onEvent}
+    return new Response(null, { status: 204 });
+  },
+};`;
+
+type ScriptedSpace = Awaited<ReturnType<typeof scriptedSpace>>;
+
+/**
+ * A platform with the space `docs` of `acme` and in it an installation of each worker (published
+ * and installed by ada, an admin of acme), answered once every setup event has been dispatched.
+ */
+async function scriptedSpace(backend: Backend, workers: Record<string, string>, options: StartOptions = {}) {
+  const fresh = await backend.fresh();
+  const platform = await startPlatform({ ...fresh.config, allowPrivateNetwork: true }, options);
+  const admin = client(platform.url, platform.adminToken);
+  await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+  await admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
+  const token = (await admin('POST', '/v1/users', { id: 'ada', name: 'Ada' })).body.token;
+  await admin('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
+  const ada = client(platform.url, token);
+  const installations: Record<string, string> = {};
+  for (const [name, script] of Object.entries(workers)) {
+    const manifest = `name: ${name}\ntitle: ${name}\ndescription: test\norganization: acme\nvisibility: private\nscopes: [space:content:read]\n`;
+    const published = await ada('POST', '/v1/integrations', { manifest, script });
+    expect(published.status, JSON.stringify(published.body)).toBe(201);
+    const org = (await ada('POST', '/v1/orgs/acme/installations', { integration: name })).body.id;
+    installations[name] = (await ada('POST', `/v1/installations/${org}/spaces/docs`)).body.id;
+  }
+  await until('every setup event dispatched', async () => {
+    const counts = await Promise.all(
+      Object.values(installations).map(
+        async (id) => (await ada('GET', `/v1/installations/${id}/dispatches`)).body.length,
+      ),
+    );
+    return counts.every((n) => n > 0) ? true : undefined;
+  });
+  return {
+    platform,
+    admin,
+    ada,
+    installations,
+    async close() {
+      await platform.close();
+      await fresh.cleanup();
+    },
+  };
 }
 
 describe.each(backends)('isolation on $name', (backend) => {
@@ -79,61 +136,20 @@ describe.each(backends)('isolation on $name', (backend) => {
   });
 
   describe('an integration that spins forever, beside a healthy one in the same space', () => {
-    let platform: RunningPlatform;
-    let cleanup: () => Promise<void>;
+    let space: ScriptedSpace;
     let admin: ReturnType<typeof client>;
     let ada: ReturnType<typeof client>;
-    const installations: Record<string, string> = {};
-
-    /** A hand-written worker in the envelope protocol (spec 4.1): `spins` loops forever on content updates. */
-    const script = (spins: boolean) => `export default {
-  async fetch(request) {
-    if (request.method === 'GET') {
-      return Response.json({ runtime: 'portico', versions: ['v1'], fetch: false, components: [],
-        events: ['installation_setup', 'space_installation_setup', 'space_content_updated'] });
-    }
-    const form = await request.formData();
-    const event = JSON.parse(await form.get('event').text());
-    ${spins ? "if (event.type === 'space_content_updated') for (;;) {}" : ''}
-    return new Response(null, { status: 204 });
-  },
-};`;
-    const manifest = (name: string) =>
-      `name: ${name}\ntitle: ${name}\ndescription: test\norganization: acme\nvisibility: private\nscopes: [space:content:read]\n`;
+    let installations: Record<string, string>;
 
     beforeAll(async () => {
-      const fresh = await backend.fresh();
-      cleanup = fresh.cleanup;
-      platform = await startPlatform({ ...fresh.config, allowPrivateNetwork: true }, { dispatchTimeoutMs: 1500 });
-      admin = client(platform.url, platform.adminToken);
-      await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
-      await admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
-      const token = (await admin('POST', '/v1/users', { id: 'ada', name: 'Ada' })).body.token;
-      await admin('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
-      ada = client(platform.url, token);
-      for (const [name, spins] of [
-        ['spinner', true],
-        ['steady', false],
-      ] as const) {
-        const published = await ada('POST', '/v1/integrations', { manifest: manifest(name), script: script(spins) });
-        expect(published.status, JSON.stringify(published.body)).toBe(201);
-        const org = (await ada('POST', '/v1/orgs/acme/installations', { integration: name })).body.id;
-        installations[name] = (await ada('POST', `/v1/installations/${org}/spaces/docs`)).body.id;
-      }
-      // Both workers are up before the clock starts.
-      await until('both setup events dispatched', async () => {
-        const counts = await Promise.all(
-          Object.values(installations).map(
-            async (id) => (await ada('GET', `/v1/installations/${id}/dispatches`)).body.length,
-          ),
-        );
-        return counts.every((n) => n > 0) ? true : undefined;
-      });
+      space = await scriptedSpace(
+        backend,
+        { spinner: worker("if (event.type === 'space_content_updated') for (;;) {}"), steady: worker('') },
+        { dispatchTimeoutMs: 1500 },
+      );
+      ({ admin, ada, installations } = space);
     }, 60_000);
-    afterAll(async () => {
-      await platform?.close();
-      await cleanup?.();
-    });
+    afterAll(() => space?.close());
 
     const dispatches = async (name: string) =>
       (await ada('GET', `/v1/installations/${installations[name]}/dispatches`)).body as {
@@ -176,55 +192,20 @@ describe.each(backends)('isolation on $name', (backend) => {
   });
 
   describe('an installation flooded beyond its cap, beside a quick one in the same space', () => {
+    let space: ScriptedSpace;
     let platform: RunningPlatform;
-    let cleanup: () => Promise<void>;
     let admin: ReturnType<typeof client>;
-    const installations: Record<string, string> = {};
-
-    /** A worker that takes `delayMs` per content update (workerd runs one dispatch at a time per worker). */
-    const script = (delayMs: number) => `export default {
-  async fetch(request) {
-    if (request.method === 'GET') {
-      return Response.json({ runtime: 'portico', versions: ['v1'], fetch: false, components: [],
-        events: ['installation_setup', 'space_installation_setup', 'space_content_updated'] });
-    }
-    const form = await request.formData();
-    const event = JSON.parse(await form.get('event').text());
-    if (event.type === 'space_content_updated') await new Promise((resolve) => setTimeout(resolve, ${delayMs}));
-    return new Response(null, { status: 204 });
-  },
-};`;
+    let installations: Record<string, string>;
 
     beforeAll(async () => {
-      const fresh = await backend.fresh();
-      cleanup = fresh.cleanup;
-      platform = await startPlatform({ ...fresh.config, allowPrivateNetwork: true });
-      admin = client(platform.url, platform.adminToken);
-      await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
-      await admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
-      for (const [name, delayMs] of [
-        ['slow', 50],
-        ['quick', 0],
-      ] as const) {
-        const manifest = `name: ${name}\ntitle: ${name}\ndescription: test\norganization: acme\nvisibility: private\nscopes: [space:content:read]\n`;
-        const published = await admin('POST', '/v1/integrations', { manifest, script: script(delayMs) });
-        expect(published.status, JSON.stringify(published.body)).toBe(201);
-        const org = (await admin('POST', '/v1/orgs/acme/installations', { integration: name })).body.id;
-        installations[name] = (await admin('POST', `/v1/installations/${org}/spaces/docs`)).body.id;
-      }
-      await until('both setup events dispatched', async () => {
-        const counts = await Promise.all(
-          Object.values(installations).map(
-            async (id) => (await admin('GET', `/v1/installations/${id}/dispatches`)).body.length,
-          ),
-        );
-        return counts.every((n) => n > 0) ? true : undefined;
+      // Workerd runs one dispatch at a time per worker: the slow one's rows queue behind it.
+      space = await scriptedSpace(backend, {
+        slow: worker("if (event.type === 'space_content_updated') await new Promise((r) => setTimeout(r, 50));"),
+        quick: worker(''),
       });
+      ({ platform, admin, installations } = space);
     }, 60_000);
-    afterAll(async () => {
-      await platform?.close();
-      await cleanup?.();
-    });
+    afterAll(() => space?.close());
 
     const contentDispatches = async (name: string) =>
       (
