@@ -129,6 +129,7 @@ export class Dispatcher {
   private reserved = 0;
   /** Claimed rows waiting in memory for a slot, per installation, oldest first (see `hold`). */
   private readonly held = new Map<string, OutboxRow[]>();
+  /** Rows held on this node and those about to be (`holding`): what the node-wide bound counts. */
   private heldCount = 0;
   /** Rows routing will hold once its transaction commits, per installation. */
   private readonly holding = new Counts();
