@@ -37,6 +37,8 @@ export interface DatabaseLocation {
 }
 
 const MAX_CACHED_STATEMENTS = 500;
+/** PostgreSQL's `feature_not_supported`, which it answers when a prepared statement's result type changed. */
+const PLAN_CHANGED = '0A000';
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
@@ -135,17 +137,29 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
   pool.on('error', onIdleConnectionError);
   // Statements with parameters are prepared once per connection, by name, and then only bound and
   // run: PostgreSQL parsed and planned each one afresh before, the larger part of its work per event.
-  const names = new Map<string, string>();
+  // A migration run by another node (a column added) makes PostgreSQL refuse a prepared `select *`
+  // ("cached plan must not change result type"): that text is then run unnamed from then on, on
+  // every connection, and the query is tried once more (inside a transaction the retry fails too,
+  // and the original error is what the caller gets).
+  const names = new Map<string, string | null>();
   pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     (client as { query: unknown }).query = (text: unknown, values?: unknown[], ...rest: unknown[]) => {
-      if (typeof text !== 'string' || values === undefined || values.length === 0) return query(text, values, ...rest);
+      if (typeof text !== 'string' || values === undefined || values.length === 0 || rest.length > 0)
+        return query(text, values, ...rest);
       let name = names.get(text);
-      if (name === undefined && names.size < MAX_CACHED_STATEMENTS) {
-        name = `portico_${names.size}`;
+      if (name === undefined) {
+        name = names.size < MAX_CACHED_STATEMENTS ? `portico_${names.size}` : null;
         names.set(text, name);
       }
-      return name === undefined ? query(text, values, ...rest) : query({ name, text, values }, ...rest);
+      if (name === null) return query(text, values);
+      return query({ name, text, values }).catch((error: { code?: string }) => {
+        if (error.code !== PLAN_CHANGED) throw error;
+        names.set(text, null);
+        return query(text, values).catch(() => {
+          throw error;
+        });
+      });
     };
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

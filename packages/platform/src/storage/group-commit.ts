@@ -100,7 +100,7 @@ export class GroupCommit {
             return;
           }
           // Between two writes, one statement ends the savepoint of the first and opens the next
-          // (a round trip each on PostgreSQL, where these were a third of the statements).
+          // (a round trip each on PostgreSQL, where these were a quarter of the statements).
           await SAVEPOINT.execute(trx);
           for (const [i, job] of batch.entries()) {
             const outcome = await settle(job.work(trx));
