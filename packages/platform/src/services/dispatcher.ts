@@ -123,7 +123,15 @@ export class Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perInstallation = new Counts();
   private readonly perIntegration = new Counts();
-  private readonly limits: { concurrency: number; integration: number; installation: number; hold: number };
+  private readonly limits: {
+    concurrency: number;
+    integration: number;
+    installation: number;
+    hold: number;
+    /** Rows held on the node, whatever the installations. */
+    holdTotal: number;
+  };
+  private readonly leaseMs: number;
   private running = false;
   /** Rows written claimed by routing whose commit has not happened yet (they hold their slots). */
   private reserved = 0;
@@ -149,7 +157,9 @@ export class Dispatcher {
       integration: options.perIntegration ?? 16,
       installation: options.perInstallation ?? 8,
       hold: options.hold ?? 64,
+      holdTotal: (options.hold ?? 64) * HOLD_INSTALLATIONS,
     };
+    this.leaseMs = options.leaseMs ?? 30_000;
     this.breakers = new CircuitBreakers({
       now: () => this.ctx.now(),
       ...(options.breakerThreshold !== undefined ? { threshold: options.breakerThreshold } : {}),
@@ -437,6 +447,7 @@ export class Dispatcher {
       });
     this.reserved -= written.start.length;
     for (const row of written.start) this.launch(row);
+    for (const row of written.hold) this.holding.add(row.installation_id, -1);
     this.hold(written.hold);
     return events.length;
   }
@@ -465,7 +476,7 @@ export class Dispatcher {
           .execute()
       ).map((r) => r.installation_id),
     );
-    const lease = now + (this.options.leaseMs ?? 30_000);
+    const lease = now + this.leaseMs;
     for (const row of rows) {
       const id = row.installation_id;
       if (this.leftWaiting.has(id) || setupOwed.has(id) || this.breakers.state(row.integration_name) !== 'closed') {
@@ -505,11 +516,7 @@ export class Dispatcher {
   }
 
   private canHold(installationId: string): boolean {
-    return (
-      this.running &&
-      this.heldOf(installationId) < this.limits.hold &&
-      this.heldCount < this.limits.hold * HOLD_INSTALLATIONS
-    );
+    return this.running && this.heldOf(installationId) < this.limits.hold && this.heldCount < this.limits.holdTotal;
   }
 
   /**
@@ -520,9 +527,7 @@ export class Dispatcher {
     if (this.heldOf(installationId) === 0 && this.perInstallation.of(installationId) < this.limits.installation)
       return false;
     if (!this.running || this.limits.hold === 0) return true;
-    return (
-      this.heldOf(installationId) > this.limits.hold / 2 || this.heldCount >= this.limits.hold * HOLD_INSTALLATIONS
-    );
+    return this.heldOf(installationId) > this.limits.hold / 2 || this.heldCount >= this.limits.holdTotal;
   }
 
   /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an installation with room. */
@@ -532,10 +537,9 @@ export class Dispatcher {
     return false;
   }
 
-  /** Puts claimed rows (committed) in their installations' holds, and starts what fits. */
+  /** Puts claimed rows (committed, counted in `heldCount`) in their installations' holds, and starts what fits. */
   private hold(rows: OutboxRow[]): void {
     for (const row of rows) {
-      this.holding.add(row.installation_id, -1);
       const queue = this.held.get(row.installation_id);
       if (queue) queue.push(row);
       else this.held.set(row.installation_id, [row]);
@@ -583,7 +587,9 @@ export class Dispatcher {
     const byLease = new Map<number, number[]>();
     for (const row of rows) {
       const lease = row.claimed_until as number;
-      byLease.set(lease, [...(byLease.get(lease) ?? []), row.id]);
+      const ids = byLease.get(lease);
+      if (ids) ids.push(row.id);
+      else byLease.set(lease, [row.id]);
     }
     for (const [lease, ids] of byLease) {
       for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
@@ -640,10 +646,10 @@ export class Dispatcher {
   private async fill(): Promise<boolean> {
     const hold = this.running ? this.limits.hold : 0;
     const room = Math.max(0, this.limits.concurrency - this.inFlight.size - this.reserved);
-    const holdRoom = Math.max(0, hold * HOLD_INSTALLATIONS - this.heldCount);
+    const holdRoom = hold > 0 ? Math.max(0, this.limits.holdTotal - this.heldCount) : 0;
     if (room === 0 && holdRoom === 0) return false;
     const now = this.ctx.now();
-    const full = [...new Set([...this.perInstallation.keys(), ...this.held.keys()])].filter((id) => this.full(id));
+    const full = new Set([...this.perInstallation.keys(), ...this.held.keys()].filter((id) => this.full(id)));
     const probing = new Map<string, number>();
     // While holding, rows over their integration's cap are claimed into the hold.
     const skipIntegrations = new Set(
@@ -662,7 +668,7 @@ export class Dispatcher {
         .where('o.dispatched_at', 'is', null)
         .where('o.available_at', '<=', now)
         .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<', now)]))
-        .$if(full.length > 0, (qb) => qb.where('o.installation_id', 'not in', full))
+        .$if(full.size > 0, (qb) => qb.where('o.installation_id', 'not in', [...full]))
         .$if(skipIntegrations.size > 0, (qb) => qb.where('o.integration_name', 'not in', [...skipIntegrations]))
         .where((eb) =>
           eb.not(
@@ -700,18 +706,14 @@ export class Dispatcher {
           byInstallation.add(id);
           byIntegration.add(row.integration_name);
           taken.start.push(row);
-        } else if (
-          probe === undefined &&
-          queued < hold &&
-          this.heldCount + taken.hold.length < hold * HOLD_INSTALLATIONS
-        ) {
+        } else if (probe === undefined && queued < hold && taken.hold.length < holdRoom) {
           ahead.add(id);
           taken.hold.push(row);
         } else {
           skipped.add(id);
         }
       }
-      const lease = now + (this.options.leaseMs ?? 30_000);
+      const lease = now + this.leaseMs;
       // Each row carries its lease: results are written only while this node still holds it.
       const ids = [...taken.start, ...taken.hold].map((row) => {
         row.claimed_until = lease;
@@ -724,7 +726,7 @@ export class Dispatcher {
     });
     // Rows left behind wait for room: they are known, and routing does not overtake them. A claim
     // that saw every claimable row also learnt that the others it knew of have gone.
-    const stillFull = [...this.leftWaiting].filter((id) => full.includes(id));
+    const stillFull = [...this.leftWaiting].filter((id) => full.has(id));
     this.leftWaiting = new Set([...(claim.complete ? stillFull : this.leftWaiting), ...claim.skipped]);
     this.unknownWaiting = !claim.complete;
     for (const row of claim.start) {
@@ -732,7 +734,6 @@ export class Dispatcher {
       this.launch(row);
     }
     this.heldCount += claim.hold.length;
-    for (const row of claim.hold) this.holding.add(row.installation_id);
     this.hold(claim.hold);
     return claim.start.length + claim.hold.length > 0 && !claim.complete;
   }
@@ -771,10 +772,9 @@ export class Dispatcher {
             .where('id', '=', row.id),
         );
       });
-    const leaseMs = this.options.leaseMs ?? 30_000;
-    if ((row.claimed_until as number) - this.ctx.now() < leaseMs / 2) {
+    if ((row.claimed_until as number) - this.ctx.now() < this.leaseMs / 2) {
       // Held long: the lease is renewed first, so no other node takes the row meanwhile.
-      const lease = this.ctx.now() + leaseMs;
+      const lease = this.ctx.now() + this.leaseMs;
       await this.ctx.write((trx) =>
         owned(trx.updateTable('outbox').set({ claimed_until: lease }).where('id', '=', row.id)),
       );
