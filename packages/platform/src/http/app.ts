@@ -84,18 +84,22 @@ export function createApp(options: AppOptions) {
     },
   });
   /** The request's session cookie, resolved, its CSRF token checked when the request changes something. */
-  const sessionFor = async (c: Context): Promise<SessionCredentials | undefined> => {
-    const cookie = getCookie(c, SESSION_COOKIE);
+  const sessionFor = async (
+    c: Context,
+    cookie = getCookie(c, SESSION_COOKIE),
+  ): Promise<SessionCredentials | undefined> => {
     if (cookie === undefined) return undefined;
     const session = await sessionOf(ctx, adminToken, cookie);
-    if (session !== undefined && !SAFE_METHODS.has(c.req.method)) {
-      if (!sameSecret(c.req.header('x-csrf-token'), session.csrfToken)) {
-        throw new ApiError(
-          403,
-          'csrf_refused',
-          'a request that changes something must carry the session’s CSRF token in X-CSRF-Token (GET /v1/session answers it)',
-        );
-      }
+    if (
+      session !== undefined &&
+      !SAFE_METHODS.has(c.req.method) &&
+      !sameSecret(c.req.header('x-csrf-token'), session.csrfToken)
+    ) {
+      throw new ApiError(
+        403,
+        'csrf_refused',
+        'a request that changes something must carry the session’s CSRF token in X-CSRF-Token (GET /v1/session answers it)',
+      );
     }
     return session;
   };
@@ -106,8 +110,9 @@ export function createApp(options: AppOptions) {
    */
   const credentials = async (c: Context): Promise<Credentials> => {
     const header = c.req.header('authorization');
-    if (header !== undefined || getCookie(c, SESSION_COOKIE) === undefined) return credentialsOf(adminToken, header);
-    const session = await sessionFor(c);
+    const cookie = header === undefined ? getCookie(c, SESSION_COOKIE) : undefined;
+    if (cookie === undefined) return credentialsOf(adminToken, header);
+    const session = await sessionFor(c, cookie);
     if (session === undefined) {
       throw unauthorized('the session has ended (signed out, expired, or its token was revoked): sign in again');
     }

@@ -6,6 +6,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { unauthorized } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS } from '../services/sessions.js';
 import { errorResponses, jsonAnswer, jsonBody } from './route.js';
@@ -75,12 +76,8 @@ export function sessionRoutes(app: OpenAPIHono, { ctx, adminToken, sessionOf }: 
     }),
     async (c) => {
       const session = await sessionOf(c);
-      if (session === undefined) {
-        return c.json(
-          { error: { code: 'unauthorized', message: 'not signed in: POST /v1/session with a token' } },
-          401,
-        );
-      }
+      if (session === undefined)
+        throw unauthorized('not signed in: POST /v1/session with a user token or the admin token');
       return c.json(view(session.principal, session.csrfToken), 200);
     },
   );

@@ -56,6 +56,7 @@ export async function openSession(
   const now = ctx.now();
   let kind: 'admin' | 'user';
   let tokenHash: string;
+  let principal: Principal;
   if (input.token !== undefined) {
     const credentials = credentialsOf(adminToken, `Bearer ${input.token}`);
     if (credentials.kind === 'installation') {
@@ -64,34 +65,31 @@ export async function openSession(
         'an installation token belongs to an integration: sign in with your user token or the admin token',
       );
     }
-    await principalOf(ctx, credentials);
+    principal = await principalOf(ctx, credentials);
     kind = credentials.kind;
     tokenHash = credentials.kind === 'admin' ? hashToken(adminToken) : credentials.tokenHash;
   } else {
-    const used = await ctx.write((trx) =>
-      trx
-        .updateTable('sign_in_codes')
-        .set({ used_at: now })
-        .where('code_hash', '=', hashToken(input.code as string))
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', now)
-        .executeTakeFirst(),
-    );
-    if (Number(used.numUpdatedRows) === 0) {
-      throw unauthorized(
-        'the sign-in code is not valid: each code works once, for 15 minutes; sign in with the admin token instead',
-      );
-    }
+    principal = { kind: 'admin' };
     kind = 'admin';
     tokenHash = hashToken(adminToken);
   }
-  const opened: OpenedSession = {
-    secret: secret(),
-    csrfToken: secret(),
-    principal: await principalOf(ctx, kind === 'admin' ? { kind } : { kind, tokenHash }),
-    expiresAt: now + SESSION_TTL_MS,
-  };
+  const opened: OpenedSession = { secret: secret(), csrfToken: secret(), principal, expiresAt: now + SESSION_TTL_MS };
+  // One write: a code is used up only by the session it opens.
   await ctx.write(async (trx) => {
+    if (input.code !== undefined) {
+      const used = await trx
+        .updateTable('sign_in_codes')
+        .set({ used_at: now })
+        .where('code_hash', '=', hashToken(input.code))
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (Number(used.numUpdatedRows) === 0) {
+        throw unauthorized(
+          'the sign-in code is not valid: each code works once, for 15 minutes; sign in with the admin token instead',
+        );
+      }
+    }
     await trx.deleteFrom('sessions').where('expires_at', '<=', now).execute();
     await trx
       .insertInto('sessions')

@@ -24,9 +24,9 @@ export function sameHash(a: string, b: string): boolean {
   return difference === 0;
 }
 
-/** Compares a secret someone sent (maybe absent) with the one expected, in constant time for equal lengths. */
+/** Compares a secret someone sent (maybe absent) with the one expected (`sameHash`: constant time for equal lengths). */
 export function sameSecret(sent: string | undefined, expected: string): boolean {
-  return sent !== undefined && sent.length === expected.length && sameHash(sent, expected);
+  return sent !== undefined && sameHash(sent, expected);
 }
 
 /** An id with a readable prefix: `inst_3f9c…`. */
