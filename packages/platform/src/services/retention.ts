@@ -47,7 +47,7 @@ export interface RetentionOptions {
 /** One batch: what it removed, and whether it came back full (so another may follow). */
 interface Batch {
   counts: Partial<PruneCounts>;
-  full: boolean;
+  more: boolean;
 }
 
 export class RetentionPruner {
@@ -108,9 +108,9 @@ export class RetentionPruner {
     ];
     for (const batch of batches) {
       for (;;) {
-        const { counts, full } = await batch();
+        const { counts, more } = await batch();
         for (const [table, count] of Object.entries(counts)) removed[table as PrunedTable] += count;
-        if (!full || this.stopping) break;
+        if (!more || this.stopping) break;
         await this.pause();
       }
       if (this.stopping) break;
@@ -127,9 +127,15 @@ export class RetentionPruner {
     return new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
   }
 
+  /**
+   * A batch that removed anything is followed by another: one short of the batch size may only
+   * mean that another node's pruner holds the rows it skipped (PostgreSQL, SKIP LOCKED), and
+   * stopping then could leave rows behind when both stop at once. A table is done after a batch
+   * that found nothing.
+   */
   private batch(table: PrunedTable, result: { numDeletedRows: bigint } | undefined): Batch {
     const count = Number(result?.numDeletedRows ?? 0n);
-    return { counts: { [table]: count }, full: count >= this.batchSize };
+    return { counts: { [table]: count }, more: count > 0 };
   }
 
   /** Outbox rows dispatched before the cutoff. */
@@ -247,10 +253,10 @@ export class RetentionPruner {
           .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
       )
       .executeTakeFirst();
-    const count = Number(deliveries.numDeletedRows);
-    return {
-      counts: { delivery_attempts: Number(attempts.numDeletedRows), deliveries: count },
-      full: count >= limit,
+    const counts = {
+      delivery_attempts: Number(attempts.numDeletedRows),
+      deliveries: Number(deliveries.numDeletedRows),
     };
+    return { counts, more: counts.delivery_attempts + counts.deliveries > 0 };
   }
 }
