@@ -1,0 +1,35 @@
+import { Button } from 'react-aria-components';
+import { NavLink, Outlet } from 'react-router';
+import { ErrorNote } from '../../components/error-note';
+import { type Session, useSignOut } from '../../session/session';
+
+/** The frame of every signed-in page: the navigation, who is signed in, and Sign out. */
+export function AppLayout({ session }: { session: Session }) {
+  const signOut = useSignOut();
+  const who = session.principal.kind === 'admin' ? 'Operator' : (session.principal.userId ?? 'user');
+  return (
+    <div className="app">
+      <header className="topbar">
+        <NavLink to="/" className="brand">
+          Portico
+        </NavLink>
+        <nav aria-label="Main" className="main-nav">
+          <NavLink to="/" end>
+            Overview
+          </NavLink>
+          <NavLink to="/integrations">Integrations</NavLink>
+        </nav>
+        <div className="who">
+          <span className="muted">{who}</span>
+          <Button className="button quiet" onPress={() => signOut.mutate()} isPending={signOut.isPending}>
+            Sign out
+          </Button>
+        </div>
+      </header>
+      {signOut.error ? <ErrorNote error={signOut.error} /> : null}
+      <main className="content">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+import { type FormEvent, useState } from 'react';
+import { Button, FieldError, Form, Input, Label, TextField } from 'react-aria-components';
+import { ErrorNote } from '../../components/error-note';
+import { useSignIn } from '../../session/session';
+
+/** Sign in with a user token or the operator's admin token; the server answers with a session cookie. */
+export function SignInScreen({ error }: { error?: unknown }) {
+  const signIn = useSignIn();
+  const [token, setToken] = useState('');
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    signIn.mutate({ token: token.trim() });
+  };
+  return (
+    <main className="sign-in">
+      <h1>Sign in to Portico</h1>
+      <p className="muted">
+        Use your API token, or the operator's admin token. The dashboard keeps a session cookie, never the token.
+      </p>
+      {error ? <ErrorNote title="The sign-in link did not work" error={error} /> : null}
+      <Form onSubmit={submit} className="stack">
+        <TextField isRequired value={token} onChange={setToken} type="password" autoComplete="off">
+          <Label>API token</Label>
+          <Input className="input" />
+          <FieldError />
+        </TextField>
+        {signIn.error ? <ErrorNote error={signIn.error} /> : null}
+        <Button type="submit" className="button primary" isPending={signIn.isPending}>
+          Sign in
+        </Button>
+      </Form>
+    </main>
+  );
+}

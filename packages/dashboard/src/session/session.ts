@@ -1,0 +1,61 @@
+/**
+ * The signed-in session (decision 016): a cookie the page cannot read, and the CSRF token that
+ * GET/POST /v1/session answer. Signing in takes an API token or the one-time code of the link
+ * `portico serve` prints (`/#code=…`, read from the fragment and removed from the address).
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, api, call, type Schemas, setCsrfToken } from '../api/client';
+
+export type Session = Schemas['Session'];
+
+export const SESSION_KEY = ['session'] as const;
+
+async function readSession(): Promise<Session | null> {
+  try {
+    const session = await call(api.GET('/v1/session'));
+    setCsrfToken(session.csrfToken);
+    return session;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      setCsrfToken(undefined);
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** The session, or null when nobody is signed in. */
+export function useSession() {
+  return useQuery({ queryKey: SESSION_KEY, queryFn: readSession, staleTime: Number.POSITIVE_INFINITY });
+}
+
+export function useSignIn() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (credential: { token: string } | { code: string }) =>
+      call(api.POST('/v1/session', { body: credential })),
+    onSuccess(session) {
+      setCsrfToken(session.csrfToken);
+      client.clear();
+      client.setQueryData(SESSION_KEY, session);
+    },
+  });
+}
+
+export function useSignOut() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async () => call(api.DELETE('/v1/session')),
+    onSettled() {
+      setCsrfToken(undefined);
+      client.clear();
+      client.setQueryData(SESSION_KEY, null);
+    },
+  });
+}
+
+/** The one-time code in the address's fragment (`#code=…`), if there is one. */
+export function codeInFragment(hash: string): string | undefined {
+  const code = new URLSearchParams(hash.replace(/^#/, '')).get('code');
+  return code ? code : undefined;
+}
