@@ -49,6 +49,8 @@ export interface StartOptions {
   dispatchTimeoutMs?: number;
   /** Total time of one webhook delivery attempt (default 10 s). */
   deliveryTimeoutMs?: number;
+  /** The built dashboard to serve at `/` (default: `@portico/dashboard`'s dist). */
+  dashboardDir?: string;
 }
 
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
@@ -147,6 +149,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     adminToken: secrets.adminToken,
     logger,
     version: VERSION,
+    dashboardDir: options.dashboardDir,
   });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningPlatform, startPlatform } from '@portico/platform';
@@ -58,6 +58,20 @@ describe('portico publish', () => {
     expect(stored.script).toMatch(/componentId: "greeting"/);
     expect(stored.script).not.toMatch(/from ["']@portico\/runtime["']/);
     expect(JSON.parse(platform.ctx.box.open(stored.secrets as string))).toEqual({ API_KEY: 'sk_from_env' });
+    // The icon and preview image the manifest names go with it, byte for byte.
+    const assets = await platform.ctx.db
+      .selectFrom('integration_assets')
+      .selectAll()
+      .where('integration_name', '=', 'hello-world')
+      .orderBy('asset')
+      .execute();
+    expect(assets.map((a) => [a.asset, a.path, a.content_type])).toEqual([
+      ['icon', 'assets/icon.png', 'image/png'],
+      ['preview-0', 'assets/preview.png', 'image/png'],
+    ]);
+    expect(Buffer.from(assets[0]?.bytes as Uint8Array)).toEqual(
+      await readFile(join(examples, 'hello-world/assets/icon.png')),
+    );
     expect((await publish('hello-world', [], { HELLO_WORLD_API_KEY: 'k2' })).out).toMatch(/version 2/);
   });
 

@@ -11,7 +11,8 @@ export interface PublishOptions {
 
 /**
  * `portico publish [DIR]`: checks the manifest, bundles its `script` with esbuild into one ES
- * module, reads the secrets it references from the environment, and publishes to the platform.
+ * module, reads the secrets it references from the environment, and publishes to the platform
+ * with the files its `icon` and `previewImages` name.
  */
 export async function publishIntegration(
   dir: string | undefined,
@@ -70,12 +71,23 @@ export async function publishIntegration(
   }
   if (missing.length > 0) return fail(`set these environment variables first: ${missing.join(', ')}`);
 
+  // The files of the integration's page (checked by loadManifest: they exist inside the directory).
+  const assets: Record<string, string> = {};
+  for (const path of [...(manifest.icon !== undefined ? [manifest.icon] : []), ...(manifest.previewImages ?? [])]) {
+    assets[path] = (await readFile(resolve(target, path))).toString('base64');
+  }
+
   let response: Response;
   try {
     response = await fetch(`${api}/v1/integrations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ manifest: await readFile(join(target, MANIFEST_FILE), 'utf8'), script, secrets }),
+      body: JSON.stringify({
+        manifest: await readFile(join(target, MANIFEST_FILE), 'utf8'),
+        script,
+        secrets,
+        ...(Object.keys(assets).length > 0 ? { assets } : {}),
+      }),
     });
   } catch (error) {
     return fail(`could not reach ${api}: ${(error as Error).message}`);

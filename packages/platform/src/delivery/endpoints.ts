@@ -156,7 +156,12 @@ export async function recordAttempt(
 
 export async function listEndpoints(ctx: ServiceContext, principal: Principal, installationId: string) {
   await authorizedInstallation(ctx, principal, installationId);
-  const rows = await ctx.db
+  return endpointsOf(ctx.db, installationId);
+}
+
+/** The installation's endpoints with their health, oldest first (the caller has authorized the reader). */
+export async function endpointsOf(db: Kysely<Database>, installationId: string): Promise<EndpointView[]> {
+  const rows = await db
     .selectFrom('endpoints')
     .selectAll()
     .where('installation_id', '=', installationId)

@@ -18,10 +18,12 @@ import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import type { Dispatcher } from '../services/dispatcher.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
+import { installationPage } from '../services/installation-page.js';
 import {
   authorizedInstallation,
   installForOrganization,
   installInto,
+  loadInstallation,
   patchConfiguration,
   readInstallation,
   rotateToken,
@@ -29,12 +31,21 @@ import {
   statusHistory,
   uninstall,
 } from '../services/installations.js';
-import { callPublicEndpoint, publishWarnings, renderComponent } from '../services/integration-calls.js';
+import {
+  callPublicEndpoint,
+  integrationComponents,
+  publishWarnings,
+  renderComponent,
+} from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
 import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
 import { sameSecret } from '../services/tokens.js';
-import { bearer, errorResponses, jsonAnswer, jsonBody } from './route.js';
+import { dashboardFiles } from './dashboard-files.js';
+import { directoryRoutes } from './directory-routes.js';
+import { orgRoutes } from './org-routes.js';
+import { InstallationRead, IntegrationPage } from './page-schemas.js';
+import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
 import * as S from './schemas.js';
 import { sessionRoutes } from './session-routes.js';
 import { describeValidationError } from './validation-error.js';
@@ -45,6 +56,8 @@ export interface AppOptions {
   adminToken: string;
   logger?: Logger | undefined;
   version: string;
+  /** The built dashboard to serve at `/` (default: `@portico/dashboard`'s dist). */
+  dashboardDir?: string | undefined;
 }
 
 /** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
@@ -330,17 +343,25 @@ export function createApp(options: AppOptions) {
     createRoute({
       method: 'get',
       path: '/v1/integrations/{name}',
-      summary: 'Read an integration (its manifest without secrets)',
+      summary:
+        'Read an integration for its page: its manifest without secrets, what each scope grants, its configuration schemas, files and components',
       tags: tags.integrations,
       security: bearer,
-      request: { params: z.object({ name: z.string() }), query: z.object({ shareToken: z.string().optional() }) },
-      responses: { 200: jsonAnswer(S.Integration), ...errorResponses },
+      request: {
+        params: z.object({ name: z.string() }),
+        query: z.object({
+          shareToken: z.string().optional(),
+          share: z.string().optional().openapi({ description: 'The same as shareToken' }),
+        }),
+      },
+      responses: { 200: jsonAnswer(IntegrationPage), ...errorResponses },
     }),
-    async (c) =>
-      c.json(
-        await getIntegration(ctx, await principal(c), c.req.valid('param').name, c.req.valid('query').shareToken),
-        200,
-      ),
+    async (c) => {
+      const { name } = c.req.valid('param');
+      const { shareToken, share } = c.req.valid('query');
+      const integration = await getIntegration(ctx, await principal(c), name, shareToken ?? share);
+      return c.json({ ...integration, components: await integrationComponents(dispatcher, name) }, 200);
+    },
   );
 
   // Installations.
@@ -380,15 +401,20 @@ export function createApp(options: AppOptions) {
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}',
-      summary: 'Read an installation',
+      summary: 'Read an installation (`?view=page`: with what its dashboard page shows)',
       tags: tags.installations,
       security: bearer,
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(S.InstallationWithAlerts), ...errorResponses },
+      request: {
+        params: z.object({ id: z.string() }),
+        query: z.object({ view: z.enum(['page']).optional() }),
+      },
+      responses: { 200: jsonAnswer(InstallationRead), ...errorResponses },
     }),
     async (c) => {
       const { id } = c.req.valid('param');
       const { installation, disabledEndpoints } = await readInstallation(ctx, await credentials(c), id);
+      if (c.req.valid('query').view === 'page')
+        return c.json(await installationPage(ctx, await loadInstallation(ctx, id)), 200);
       return c.json({ ...installation, alerts: disabledEndpoints ? await endpointAlerts(ctx.db, id) : [] }, 200);
     },
   );
@@ -723,9 +749,18 @@ export function createApp(options: AppOptions) {
     });
   }
 
+  const deps: RouteDeps = { ctx, dispatcher, principal };
+  orgRoutes(app, deps);
+  directoryRoutes(app, deps);
+
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'Portico API', version: options.version, description: 'The Portico integration platform API' },
+  });
+  // Last: every other GET outside /v1 is the web app's.
+  dashboardFiles(app, {
+    dir: options.dashboardDir,
+    extraOrigins: () => (ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : []),
   });
 
   return app;

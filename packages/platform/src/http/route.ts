@@ -1,4 +1,7 @@
 import type { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { Principal, ServiceContext } from '../services/context.js';
+import type { Dispatcher } from '../services/dispatcher.js';
 import { ErrorBody } from './schemas.js';
 
 const ERRORS = {
@@ -28,3 +31,11 @@ export function jsonAnswer<T extends z.ZodType>(schema: T, description = 'OK') {
 }
 
 export const bearer = [{ bearer: [] }];
+
+/** What the route modules of the dashboard's API are given by createApp. */
+export interface RouteDeps {
+  ctx: ServiceContext;
+  dispatcher: Dispatcher;
+  /** The caller: its bearer token, else its session cookie (whose CSRF token is checked on changes). */
+  principal(c: Context): Promise<Principal>;
+}

@@ -40,6 +40,10 @@ export const PublishInput = z
     secrets: z.record(z.string(), z.string()).optional().openapi({
       description: 'Values of the environment variables the manifest secrets reference (`${{ env.NAME }}`)',
     }),
+    assets: z.record(z.string(), z.string()).optional().openapi({
+      description:
+        "The files the manifest's `icon` and `previewImages` name, by the path it gives them, each in base64 (at most 2 MiB)",
+    }),
   })
   .openapi('PublishInput');
 export const Published = z

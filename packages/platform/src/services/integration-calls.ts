@@ -126,3 +126,21 @@ export async function publishWarnings(dispatcher: Dispatcher, name: string, vers
         `the block "${block.id}" has no component: the script defines ${descriptor.components.length ? descriptor.components.map((c) => `"${c}"`).join(', ') : 'none'}; add createComponent({ componentId: "${block.id}", … }) or remove the block`,
     );
 }
+
+/**
+ * The components of the integration's latest version: those its script defines (learned once per
+ * version), and the blocks its manifest registers, each marked as a block (quick insert menu) or
+ * not (configuration screen).
+ */
+export async function integrationComponents(dispatcher: Dispatcher, name: string) {
+  const bundle = await dispatcher.bundle(name);
+  const blocks = bundle.manifest.blocks ?? [];
+  const defined = (await dispatcher.describe(bundle))?.components ?? [];
+  const ids = [...new Set([...defined, ...blocks.map((b) => b.id)])];
+  return ids.map((id) => {
+    const block = blocks.find((b) => b.id === id);
+    return block
+      ? { id, title: block.title, description: block.description, block: true }
+      : { id, title: id, block: false };
+  });
+}

@@ -1,6 +1,6 @@
 /** Publishing integrations and reading them back (without their secrets). */
 import { randomBytes } from 'node:crypto';
-import { type Manifest, parseManifest, resolveSecrets } from '@portico/manifest';
+import { configurationSchema, type JsonSchema, type Manifest, parseManifest, resolveSecrets } from '@portico/manifest';
 import type { Kysely } from 'kysely';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { prepared } from '../storage/prepared.js';
@@ -8,6 +8,8 @@ import type { Database } from '../storage/schema.js';
 import { requireMember, roleIn } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
 import { findOrganization } from './directory.js';
+import { acceptAssets, assetUrl, namedAssets, storedAssets, storedIcons } from './integration-assets.js';
+import { scopeGrants } from './scope-grants.js';
 
 export interface PublishInput {
   /** The text of platform-manifest.yaml. */
@@ -16,6 +18,8 @@ export interface PublishInput {
   script: string;
   /** Values of the environment variables the manifest's secrets reference (`${{ env.NAME }}`). */
   secrets?: Record<string, string> | undefined;
+  /** The files the manifest's `icon` and `previewImages` name: path → bytes in base64. */
+  assets?: Record<string, string> | undefined;
 }
 
 /** At most this much script per version (a bundled integration is usually well under 1 MiB). */
@@ -49,6 +53,7 @@ export async function publish(ctx: ServiceContext, principal: Principal, input: 
   await requireMember(ctx, principal, organization.id);
   const secrets = resolveSecrets(manifest, input.secrets ?? {});
   if (!secrets.ok) throw badRequest('missing_secrets', secrets.message, { missing: secrets.missing });
+  const assets = acceptAssets(manifest, input.assets);
 
   const now = ctx.now();
   const publisher = principal.kind === 'user' ? principal.userId : 'operator';
@@ -98,16 +103,34 @@ export async function publish(ctx: ServiceContext, principal: Principal, input: 
         created_at: now,
       })
       .execute();
+    if (assets.length > 0) {
+      await trx
+        .insertInto('integration_assets')
+        .values(assets.map((asset) => ({ ...asset, integration_name: manifest.name, version })))
+        .execute();
+    }
     return { name: manifest.name, version, visibility: manifest.visibility, organization: organization.id, shareToken };
   });
 }
 
-/** The public face of an integration: what its manifest says, never its secrets or script. */
+/**
+ * The public face of an integration: what its manifest says, never its secrets or script, with
+ * the URLs of the files it published (`share` is added to them for those who reach an unlisted
+ * integration through its share link), what each scope grants, and the JSON Schema of each level
+ * of its configuration.
+ */
 function describe(
   row: { name: string; organization_id: string; visibility: string; latest_version: number },
   manifest: Manifest,
+  stored: Set<string>,
+  share?: string,
 ) {
   const { secrets: _secrets, ...rest } = manifest;
+  const url = (asset: string) => assetUrl(row.name, row.latest_version, asset, share);
+  const previews = namedAssets(manifest).filter((a) => a.asset !== 'icon' && stored.has(a.asset));
+  const configurationSchemas: { account?: JsonSchema; site?: JsonSchema } = {};
+  if (rest.configurations?.account) configurationSchemas.account = configurationSchema(manifest, 'account');
+  if (rest.configurations?.site) configurationSchemas.site = configurationSchema(manifest, 'site');
   return {
     name: row.name,
     organization: row.organization_id,
@@ -117,10 +140,14 @@ function describe(
     description: rest.description,
     ...(rest.summary !== undefined ? { summary: rest.summary } : {}),
     scopes: rest.scopes,
+    scopeGrants: scopeGrants(rest.scopes),
     ...(rest.categories ? { categories: rest.categories } : {}),
     ...(rest.blocks ? { blocks: rest.blocks } : {}),
     ...(rest.externalLinks ? { externalLinks: rest.externalLinks } : {}),
     ...(rest.configurations ? { configurations: rest.configurations } : {}),
+    configurationSchemas,
+    ...(stored.has('icon') ? { icon: url('icon') } : {}),
+    previewImages: previews.map((a) => url(a.asset)),
     secretNames: Object.keys(manifest.secrets ?? {}),
   };
 }
@@ -166,14 +193,84 @@ export async function loadIntegration(ctx: ServiceContext, name: string, db: Kys
 }
 
 /** Who may see an integration: public ones everyone; unlisted ones with the share token; private ones the owners. */
-export async function getIntegration(ctx: ServiceContext, principal: Principal, name: string, shareToken?: string) {
+export async function visibleIntegration(ctx: ServiceContext, principal: Principal, name: string, shareToken?: string) {
   const { row, manifest } = await loadIntegration(ctx, name);
   const owner = principal.kind === 'admin' || (await roleIn(ctx, principal, row.organization_id)) !== undefined;
-  const visible =
-    owner ||
-    row.visibility === 'public' ||
-    (row.visibility === 'unlisted' && shareToken !== undefined && shareToken === row.share_token);
+  const shared = row.visibility === 'unlisted' && shareToken !== undefined && shareToken === row.share_token;
   // Hide what exists from those who may not see it.
-  if (!visible) throw notFound(`the integration ${name}`);
-  return { ...describe(row, manifest), ...(owner ? { shareToken: row.share_token } : {}) };
+  if (!owner && !shared && row.visibility !== 'public') throw notFound(`the integration ${name}`);
+  return { row, manifest, owner, shared };
+}
+
+export async function getIntegration(ctx: ServiceContext, principal: Principal, name: string, shareToken?: string) {
+  const { row, manifest, owner, shared } = await visibleIntegration(ctx, principal, name, shareToken);
+  const stored = await storedAssets(ctx.db, row.name, row.latest_version);
+  return {
+    ...describe(row, manifest, stored, shared && !owner ? shareToken : undefined),
+    ...(owner ? { shareToken: row.share_token } : {}),
+  };
+}
+
+export interface DirectoryEntry {
+  name: string;
+  title: string;
+  description: string;
+  icon?: string;
+  organization: string;
+  visibility: Database['integrations']['visibility'];
+  categories: string[];
+}
+
+/**
+ * What the principal may install, by name: public integrations, those of the organizations they
+ * belong to (every one for the operator), and an unlisted one of another organization only when
+ * `share` is its share token.
+ */
+export async function listIntegrations(
+  ctx: ServiceContext,
+  principal: Principal,
+  share?: string,
+): Promise<DirectoryEntry[]> {
+  if (principal.kind === 'installation') throw forbidden('an installation token cannot list integrations to install');
+  const rows = await ctx.db
+    .selectFrom('integrations as i')
+    .innerJoin('integration_versions as v', (join) =>
+      join.onRef('v.integration_name', '=', 'i.name').onRef('v.version', '=', 'i.latest_version'),
+    )
+    .select(['i.name', 'i.organization_id', 'i.visibility', 'i.latest_version', 'v.manifest'])
+    .$if(principal.kind === 'user', (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('i.visibility', '=', 'public'),
+          eb(
+            'i.organization_id',
+            'in',
+            eb
+              .selectFrom('memberships')
+              .select('organization_id')
+              .where('user_id', '=', principal.kind === 'user' ? principal.userId : ''),
+          ),
+          ...(share !== undefined
+            ? [eb.and([eb('i.visibility', '=', 'unlisted'), eb('i.share_token', '=', share)])]
+            : []),
+        ]),
+      ),
+    )
+    .orderBy('i.name')
+    .execute();
+  const icons = await storedIcons(ctx.db, rows);
+  return rows.map((row) => {
+    const manifest = JSON.parse(row.manifest) as Manifest;
+    return {
+      name: row.name,
+      title: manifest.title,
+      description: manifest.description,
+      ...(icons.has(row.name)
+        ? { icon: assetUrl(row.name, row.latest_version, 'icon', row.visibility === 'unlisted' ? share : undefined) }
+        : {}),
+      organization: row.organization_id,
+      visibility: row.visibility,
+      categories: manifest.categories ?? [],
+    };
+  });
 }

@@ -76,6 +76,15 @@ export interface Database {
     /** JSON of what the version handles (its `GET /v1` answer), once learned; routing reads it. */
     descriptor: string | null;
   };
+  /** The files a version's manifest names for its page (`icon`, `preview-N`), as published. */
+  integration_assets: {
+    integration_name: string;
+    version: number;
+    asset: string;
+    path: string;
+    content_type: string;
+    bytes: Uint8Array;
+  };
   installations: {
     id: string;
     integration_name: string;
