@@ -347,11 +347,18 @@ describe('end to end, in workerd', () => {
     provider.start([
       { client_id: 'portico', client_secret: 'oauth-secret', redirect_uris: [`${publicEndpoint}/oauth`] },
     ]);
-    // The button's callback_url (/oauth) on the public endpoint starts the flow.
-    const start = await fetch(`${publicEndpoint}/oauth`, { redirect: 'manual' });
+    // The button's callback_url (/oauth) on the public endpoint starts the flow, but only through a
+    // start link (the dashboard's Connect button): opened directly, it is refused.
+    const direct = await fetch(`${publicEndpoint}/oauth`, { redirect: 'manual' });
+    expect(direct.status).toBe(403);
+    expect((await direct.json()).error.code).toBe('oauth_not_started');
+    const link = await ada('POST', `/v1/installations/${id}/oauth/start`, { property: 'oauth_credentials' });
+    expect(link.status).toBe(200);
+    const start = await fetch(link.body.url, { redirect: 'manual' });
     expect(start.status, await start.clone().text()).toBe(302);
+    const flowCookie = (start.headers.get('set-cookie') ?? '').split(';')[0] as string;
     const callback = await authorizeInBrowser(new URL(start.headers.get('location') ?? ''), publicEndpoint);
-    const done = await fetch(callback, { redirect: 'manual' });
+    const done = await fetch(callback, { redirect: 'manual', headers: { cookie: flowCookie } });
     expect(await done.text()).toMatch(/<h1>Connected<\/h1>/);
     const { body } = await ada('GET', `/v1/installations/${id}`);
     expect(body.status).toBe('active');

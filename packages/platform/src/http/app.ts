@@ -43,6 +43,7 @@ import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/
 import { sameSecret } from '../services/tokens.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { directoryRoutes } from './directory-routes.js';
+import { oauthStartRoutes } from './oauth-start-routes.js';
 import { orgRoutes } from './org-routes.js';
 import { InstallationRead, IntegrationPage } from './page-schemas.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
@@ -752,6 +753,7 @@ export function createApp(options: AppOptions) {
   const deps: RouteDeps = { ctx, dispatcher, principal };
   orgRoutes(app, deps);
   directoryRoutes(app, deps);
+  oauthStartRoutes(app, deps);
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

@@ -9,6 +9,8 @@ import { HostError } from '../hosts/host.js';
 import type { Principal, ServiceContext } from './context.js';
 import type { Dispatcher } from './dispatcher.js';
 import { authorizedInstallation, loadInstallation } from './installations.js';
+import { loadIntegration } from './integrations.js';
+import { oauthGate } from './oauth-starts.js';
 
 function hostFailure(error: unknown): never {
   if (error instanceof HostError) {
@@ -17,7 +19,23 @@ function hostFailure(error: unknown): never {
   throw error;
 }
 
-/** Hands a request that reached `/v1/installations/{id}/public[/…]` to the integration's `fetch`. */
+/**
+ * What the platform's own cookies are named: the dashboard session and the OAuth flow. They never
+ * reach integration code, and an integration cannot set them.
+ */
+const PLATFORM_COOKIE = /^(__Host-|__Secure-)?portico_/i;
+
+/**
+ * Pages of a public endpoint are served from the API's origin: a policy puts them in an origin of
+ * their own, so their scripts cannot use a dashboard session (its cookie, its CSRF token).
+ */
+const PUBLIC_PAGE_POLICY =
+  'sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation allow-downloads';
+
+/**
+ * Hands a request that reached `/v1/installations/{id}/public[/…]` to the integration's `fetch`.
+ * A button's OAuth path admits only flows started from the dashboard (services/oauth-starts.ts).
+ */
 export async function callPublicEndpoint(
   ctx: ServiceContext,
   dispatcher: Dispatcher,
@@ -32,8 +50,21 @@ export async function callPublicEndpoint(
       `the installation ${id} is paused; an organization admin can resume it`,
     );
   }
+  const { manifest } = await loadIntegration(ctx, installation.integration_name);
+  const gate = oauthGate(ctx, id, manifest, request);
+  if (gate.kind === 'refused') return refusal(request, 403, gate.code, gate.message);
   const url = new URL(request.url);
-  const headers = [...request.headers].filter(([name]) => !HOP_BY_HOP_HEADERS.has(name.toLowerCase()));
+  if (gate.kind === 'start') url.search = gate.search;
+  const headers = [...request.headers].flatMap(([name, value]): [string, string][] => {
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP_HEADERS.has(lower)) return [];
+    if (lower !== 'cookie') return [[name, value]];
+    const kept = value
+      .split(';')
+      .map((pair) => pair.trim())
+      .filter((pair) => pair !== '' && !PLATFORM_COOKIE.test(pair.split('=')[0] ?? ''));
+    return kept.length > 0 ? [[name, kept.join('; ')]] : [];
+  });
   const event: FetchEvent = {
     type: 'fetch',
     eventId: `req_${Date.now().toString(36)}`,
@@ -44,13 +75,33 @@ export async function callPublicEndpoint(
   const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : undefined;
   const response = await dispatcher.send(installation, event, body).catch(hostFailure);
   const out = new Headers();
-  for (const [name, value] of response.headers)
-    if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase())) out.append(name, value);
+  for (const [name, value] of response.headers) {
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP_HEADERS.has(lower)) continue;
+    if (lower === 'set-cookie' && PLATFORM_COOKIE.test(value.split('=')[0]?.trim() ?? '')) continue;
+    out.append(name, value);
+  }
+  out.append('content-security-policy', PUBLIC_PAGE_POLICY);
+  if (gate.kind === 'start') {
+    out.append('set-cookie', gate.setCookie);
+    out.set('cache-control', 'no-store');
+  }
   const empty = request.method === 'HEAD' || response.status === 204 || response.status === 304;
   return new Response(empty ? null : (response.body as Uint8Array<ArrayBuffer>), {
     status: response.status,
     headers: out,
   });
+}
+
+/** A refusal a person in a browser can read (a page), or the error JSON for everyone else. */
+function refusal(request: Request, status: number, code: string, message: string): Response {
+  const headers = { 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'" };
+  if (!(request.headers.get('accept') ?? '').includes('text/html')) {
+    return Response.json({ error: { code, message } }, { status, headers });
+  }
+  const text = message.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>This connection cannot start here</title></head><body><h1>This connection cannot start here</h1><p>${text[0]?.toUpperCase()}${text.slice(1)}.</p></body></html>`;
+  return new Response(html, { status, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } });
 }
 
 export interface RenderInput {

@@ -5,7 +5,7 @@
  * under one key): a dispatch opens the installation's token, and opening was a measurable share
  * of its cost. The process holds these secrets in memory while it uses them anyway.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export class SecretBox {
   private readonly key: Buffer;
@@ -14,6 +14,23 @@ export class SecretBox {
   constructor(key: Uint8Array) {
     if (key.length !== 32) throw new Error(`the secret key must be 32 bytes, got ${key.length}`);
     this.key = Buffer.from(key);
+  }
+
+  /**
+   * An HMAC-SHA256 of `data` (base64url) under a key derived from the secret key for `purpose`:
+   * values the platform signs and checks later (OAuth start links), valid on every node that
+   * shares the secret key, and never valid for another purpose.
+   */
+  mac(purpose: string, data: string): string {
+    const key = createHmac('sha256', this.key).update(`portico-mac:${purpose}`).digest();
+    return createHmac('sha256', key).update(data).digest('base64url');
+  }
+
+  /** Whether `mac` is the MAC of `data` for `purpose` (compared in constant time). */
+  verifyMac(purpose: string, data: string, mac: string): boolean {
+    const expected = Buffer.from(this.mac(purpose, data));
+    const given = Buffer.from(mac);
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   seal(plaintext: string): string {

@@ -3,6 +3,7 @@
  * globex), users ada (acme admin), bob (acme member), carol (globex admin), and dave (no
  * organization).
  */
+import type { PlatformConfig } from '../config.js';
 import { type RunningPlatform, startPlatform } from '../server.js';
 import { client } from './api.js';
 import type { Backend } from './backends.js';
@@ -41,9 +42,9 @@ configurations:
 ${extra}`;
 }
 
-export async function startWorld(backend: Backend): Promise<World> {
+export async function startWorld(backend: Backend, settings: Partial<PlatformConfig> = {}): Promise<World> {
   const { config, cleanup } = await backend.fresh();
-  const platform = await startPlatform(config);
+  const platform = await startPlatform({ ...config, ...settings });
   const admin = client(platform.url, platform.adminToken);
   const expect201 = async (p: Promise<{ status: number; body: any }>) => {
     const answer = await p;
