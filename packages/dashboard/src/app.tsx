@@ -2,10 +2,17 @@
 import { Route, Routes } from 'react-router';
 import { ErrorNote } from './components/error-note';
 import { Loading } from './components/loading';
+import { HomeScreen } from './screens/home/home-screen';
+import { InstallationScreen } from './screens/installation/installation-screen';
+import { IntegrationScreen } from './screens/integration/integration-screen';
+import { IntegrationsScreen } from './screens/integrations/integrations-screen';
 import { AppLayout } from './screens/layout/app-layout';
 import { NotFoundScreen } from './screens/layout/not-found-screen';
+import { OrganizationScreen } from './screens/organization/organization-screen';
 import { SignInScreen } from './screens/sign-in/sign-in-screen';
 import { useCodeFromFragment } from './screens/sign-in/use-code-from-fragment';
+import { SiteScreen } from './screens/space/site-screen';
+import { SpaceScreen } from './screens/space/space-screen';
 import { useSession } from './session/session';
 
 export function App() {
@@ -17,13 +24,15 @@ export function App() {
   return (
     <Routes>
       <Route element={<AppLayout session={session.data} />}>
-        <Route index element={<HomeRoute />} />
+        <Route index element={<HomeScreen />} />
+        <Route path="orgs/:org" element={<OrganizationScreen />} />
+        <Route path="integrations" element={<IntegrationsScreen />} />
+        <Route path="integrations/:name" element={<IntegrationScreen />} />
+        <Route path="installations/:id" element={<InstallationScreen />} />
+        <Route path="spaces/:id" element={<SpaceScreen />} />
+        <Route path="sites/:id" element={<SiteScreen />} />
         <Route path="*" element={<NotFoundScreen />} />
       </Route>
     </Routes>
   );
-}
-
-function HomeRoute() {
-  return <h1>Portico</h1>;
 }

@@ -3,7 +3,7 @@
  * GET/POST /v1/session answer. Signing in takes an API token or the one-time code of the link
  * `portico serve` prints (`/#code=…`, read from the fragment and removed from the address).
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, call, type Schemas, setCsrfToken } from '../api/client';
 
 export type Session = Schemas['Session'];
@@ -36,7 +36,7 @@ export function useSignIn() {
       call(api.POST('/v1/session', { body: credential })),
     onSuccess(session) {
       setCsrfToken(session.csrfToken);
-      client.clear();
+      forgetAllButSession(client);
       client.setQueryData(SESSION_KEY, session);
     },
   });
@@ -48,10 +48,15 @@ export function useSignOut() {
     mutationFn: async () => call(api.DELETE('/v1/session')),
     onSettled() {
       setCsrfToken(undefined);
-      client.clear();
+      forgetAllButSession(client);
       client.setQueryData(SESSION_KEY, null);
     },
   });
+}
+
+/** What another person's session read must not be shown to the next one (the session query itself stays observed). */
+function forgetAllButSession(client: QueryClient) {
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
 }
 
 /** The one-time code in the address's fragment (`#code=…`), if there is one. */

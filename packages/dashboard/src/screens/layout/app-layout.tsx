@@ -2,6 +2,7 @@ import { Button } from 'react-aria-components';
 import { NavLink, Outlet } from 'react-router';
 import { ErrorNote } from '../../components/error-note';
 import { type Session, useSignOut } from '../../session/session';
+import { OrganizationNav } from './organization-nav';
 
 /** The frame of every signed-in page: the navigation, who is signed in, and Sign out. */
 export function AppLayout({ session }: { session: Session }) {
@@ -26,6 +27,7 @@ export function AppLayout({ session }: { session: Session }) {
           </Button>
         </div>
       </header>
+      <OrganizationNav />
       {signOut.error ? <ErrorNote error={signOut.error} /> : null}
       <main className="content">
         <Outlet />

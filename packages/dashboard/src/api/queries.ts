@@ -1,0 +1,104 @@
+/**
+ * What the pages read, through the generated client and the query cache. Keys name the resource;
+ * mutations invalidate what they change, so no page keeps its own copy of server state.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { api, call, type Schemas } from './client';
+
+export type OrganizationEntry = Schemas['OrganizationEntry'];
+export type OrganizationPage = Schemas['OrganizationPage'];
+export type PlacePage = Schemas['PlacePage'];
+export type DirectoryEntry = Schemas['DirectoryEntry'];
+export type IntegrationPage = Schemas['IntegrationPage'];
+export type InstallationPage = Schemas['InstallationPage'];
+export type ConfigurationField = Schemas['ConfigurationField'];
+export type Delivery = Schemas['Delivery'];
+export type Dispatch = Schemas['Dispatch'];
+export type Endpoint = Schemas['Endpoint'];
+
+export const keys = {
+  organizations: ['organizations'] as const,
+  organization: (org: string) => ['organization', org] as const,
+  place: (kind: 'space' | 'site', id: string) => [kind, id] as const,
+  directory: (share?: string) => ['directory', share ?? ''] as const,
+  integration: (name: string, share?: string) => ['integration', name, share ?? ''] as const,
+  installation: (id: string) => ['installation', id] as const,
+  deliveries: (id: string, filter: DeliveryFilter) => ['deliveries', id, filter] as const,
+  dispatches: (id: string) => ['dispatches', id] as const,
+};
+
+export interface DeliveryFilter {
+  status?: 'pending' | 'delivered' | 'failed';
+  eventId?: string;
+}
+
+export const useOrganizations = () =>
+  useQuery({ queryKey: keys.organizations, queryFn: () => call(api.GET('/v1/orgs')) });
+
+export const useOrganization = (org: string) =>
+  useQuery({
+    queryKey: keys.organization(org),
+    queryFn: () => call(api.GET('/v1/orgs/{org}', { params: { path: { org } } })),
+  });
+
+export const usePlace = (kind: 'space' | 'site', id: string) =>
+  useQuery({
+    queryKey: keys.place(kind, id),
+    queryFn: () =>
+      kind === 'space'
+        ? call(api.GET('/v1/spaces/{id}', { params: { path: { id } } }))
+        : call(api.GET('/v1/sites/{id}', { params: { path: { id } } })),
+  });
+
+export const useDirectory = (share?: string) =>
+  useQuery({
+    queryKey: keys.directory(share),
+    queryFn: () => call(api.GET('/v1/integrations', { params: { query: share ? { share } : {} } })),
+  });
+
+export const useIntegration = (name: string, share?: string) =>
+  useQuery({
+    queryKey: keys.integration(name, share),
+    queryFn: () =>
+      call(
+        api.GET('/v1/integrations/{name}', {
+          params: { path: { name }, query: share ? { shareToken: share } : {} },
+        }),
+      ) as Promise<IntegrationPage>,
+  });
+
+export const useInstallation = (id: string) =>
+  useQuery({
+    queryKey: keys.installation(id),
+    queryFn: () =>
+      call(
+        api.GET('/v1/installations/{id}', { params: { path: { id }, query: { view: 'page' } } }),
+      ) as Promise<InstallationPage>,
+  });
+
+export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean) =>
+  useQuery({
+    queryKey: keys.deliveries(id, filter),
+    queryFn: () =>
+      call(
+        api.GET('/v1/installations/{id}/deliveries', {
+          params: {
+            path: { id },
+            query: {
+              limit: 50,
+              ...(filter.status ? { status: filter.status } : {}),
+              ...(filter.eventId ? { eventId: filter.eventId } : {}),
+            },
+          },
+        }),
+      ),
+    // Without the live stream, ask again now and then.
+    refetchInterval: live ? false : 5_000,
+  });
+
+export const useDispatches = (id: string, live: boolean) =>
+  useQuery({
+    queryKey: keys.dispatches(id),
+    queryFn: () => call(api.GET('/v1/installations/{id}/dispatches', { params: { path: { id } } })),
+    refetchInterval: live ? false : 5_000,
+  });

@@ -1,0 +1,171 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  Button,
+  Input,
+  Label,
+  ListBox,
+  ListBoxItem,
+  Popover,
+  Select,
+  SelectValue,
+  TextField,
+} from 'react-aria-components';
+import { api, call } from '../../api/client';
+import { type Delivery, type DeliveryFilter, useDeliveries } from '../../api/queries';
+import { ErrorNote } from '../../components/error-note';
+import { Loading } from '../../components/loading';
+import { StatusText } from '../../components/status-text';
+import { TimeText } from '../../components/time-text';
+
+const STATUSES = [
+  { id: 'any', label: 'Any status' },
+  { id: 'pending', label: 'pending' },
+  { id: 'delivered', label: 'delivered' },
+  { id: 'failed', label: 'failed' },
+];
+
+/** The webhook deliveries: filters, each delivery with every attempt, Redeliver, and Recover failed since…. */
+export function DeliveriesRegion({ installationId, live }: { installationId: string; live: boolean }) {
+  const [filter, setFilter] = useState<DeliveryFilter>({});
+  const deliveries = useDeliveries(installationId, filter, live);
+  return (
+    <section aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Deliveries</h2>
+      <div className="row">
+        <Select
+          selectedKey={filter.status ?? 'any'}
+          onSelectionChange={(key) =>
+            setFilter((before) => ({
+              ...before,
+              status: key === 'any' || key === null ? undefined : (key as DeliveryFilter['status']),
+            }))
+          }
+        >
+          <Label>Status</Label>
+          <Button className="select-button">
+            <SelectValue />
+            <span aria-hidden="true">▾</span>
+          </Button>
+          <Popover className="popover">
+            <ListBox className="listbox" items={STATUSES}>
+              {(item) => (
+                <ListBoxItem id={item.id} className="listbox-item">
+                  {item.label}
+                </ListBoxItem>
+              )}
+            </ListBox>
+          </Popover>
+        </Select>
+        <TextField
+          value={filter.eventId ?? ''}
+          onChange={(eventId) => setFilter((before) => ({ ...before, eventId: eventId.trim() || undefined }))}
+        >
+          <Label>Event ID</Label>
+          <Input className="input" />
+        </TextField>
+      </div>
+      {deliveries.isPending ? <Loading /> : null}
+      {deliveries.error ? <ErrorNote error={deliveries.error} /> : null}
+      {deliveries.data?.length === 0 ? (
+        <p className="muted">No delivery{filter.status || filter.eventId ? ' matches' : ' yet'}.</p>
+      ) : null}
+      {deliveries.data?.length ? (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Created</th>
+                <th>Event</th>
+                <th>Status</th>
+                <th>Attempts</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.data.map((delivery) => (
+                <DeliveryRow key={delivery.id} delivery={delivery} installationId={installationId} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function DeliveryRow({ delivery, installationId }: { delivery: Delivery; installationId: string }) {
+  const client = useQueryClient();
+  const redeliver = useMutation({
+    mutationFn: () => call(api.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['deliveries', installationId] }),
+  });
+  return (
+    <tr className="log-row" data-status={delivery.status} data-delivery={delivery.id}>
+      <td>
+        <TimeText at={delivery.createdAt} />
+      </td>
+      <td>
+        {delivery.type}
+        <div className="muted">{delivery.eventId}</div>
+        <div className="muted">{delivery.url}</div>
+        {delivery.redeliveryOf ? <div className="muted">redelivery of {delivery.redeliveryOf}</div> : null}
+      </td>
+      <td>
+        <StatusText status={delivery.status} />
+        {delivery.nextAttemptAt ? (
+          <div className="muted">
+            next try <TimeText at={delivery.nextAttemptAt} />
+          </div>
+        ) : null}
+        {delivery.lastError ? <div className="field-error">{delivery.lastError}</div> : null}
+      </td>
+      <td>
+        <details>
+          <summary>{delivery.attempts.length} attempt(s)</summary>
+          <table>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>Time</th>
+                <th>Status</th>
+                <th>Latency</th>
+                <th>Error or response</th>
+              </tr>
+            </thead>
+            <tbody>
+              {delivery.attempts.map((attempt) => (
+                <tr key={attempt.number}>
+                  <td>{attempt.number}</td>
+                  <td>
+                    <TimeText at={attempt.at} />
+                  </td>
+                  <td>{attempt.status ?? '—'}</td>
+                  <td>{attempt.durationMs} ms</td>
+                  <td>
+                    {attempt.error ? <span className="field-error">{attempt.error}</span> : null}
+                    {attempt.response ? <code>{attempt.response.slice(0, 200)}</code> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </td>
+      <td>
+        <Button className="button" onPress={() => redeliver.mutate()} isPending={redeliver.isPending}>
+          Redeliver
+        </Button>
+        {redeliver.isSuccess ? (
+          <span role="status" className="muted">
+            {' '}
+            Sent again
+          </span>
+        ) : null}
+        {redeliver.error ? <ErrorNote error={redeliver.error} /> : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,96 @@
+import { Link, useParams } from 'react-router';
+import { useInstallation, useIntegration } from '../../api/queries';
+import { ErrorNote } from '../../components/error-note';
+import { Loading } from '../../components/loading';
+import { ComponentFrame } from '../../contentkit/component-frame';
+import { ConfigurationForm } from './configuration-form';
+import { DeliveriesRegion } from './deliveries-region';
+import { DispatchLog } from './dispatch-log';
+import { EndpointHealth } from './endpoint-health';
+import { PlacesPanel } from './places-panel';
+import { SigningSecretPanel } from './signing-secret-panel';
+import { StatusPanel } from './status-panel';
+import { useLiveStream } from './use-live-stream';
+
+/**
+ * An installation: its status, the configuration screen (the generated form, then the
+ * integration's components that are not blocks), its places, and its events and deliveries.
+ */
+export function InstallationScreen() {
+  const { id = '' } = useParams();
+  const installation = useInstallation(id);
+  const live = useLiveStream(id);
+  if (installation.isPending) return <Loading />;
+  if (installation.error) return <ErrorNote error={installation.error} />;
+  const page = installation.data;
+  const where =
+    page.target.type === 'organization' ? (
+      <Link to={`/orgs/${encodeURIComponent(page.organization)}`}>organization {page.organization}</Link>
+    ) : (
+      <Link to={`/${page.target.type}s/${encodeURIComponent(page.target.id)}`}>
+        {page.target.type} {page.target.id}
+      </Link>
+    );
+  const webhook = page.integration === 'webhook' && page.target.type !== 'organization';
+  return (
+    <article>
+      <header className="page-head">
+        {page.integrationIcon ? <img className="icon large" src={page.integrationIcon} alt="" /> : null}
+        <div className="grow">
+          <h1>{page.integrationTitle}</h1>
+          <p className="muted">
+            Installed in {where}
+            {page.parentId ? (
+              <>
+                {' '}
+                · <Link to={`/installations/${encodeURIComponent(page.parentId)}`}>organization installation</Link>
+              </>
+            ) : null}{' '}
+            · <Link to={`/integrations/${encodeURIComponent(page.integration)}`}>about the integration</Link>
+          </p>
+        </div>
+      </header>
+      <StatusPanel installation={page} />
+      <section aria-labelledby="configuration-heading">
+        <h2 id="configuration-heading">Configuration</h2>
+        <ConfigurationForm key={page.id} installation={page} />
+        <ScreenComponents installationId={page.id} integration={page.integration} paused={page.status === 'paused'} />
+      </section>
+      {page.target.type === 'organization' ? <PlacesPanel installation={page} /> : null}
+      {webhook || page.endpoints.length > 0 ? (
+        <>
+          <DeliveriesRegion installationId={page.id} live={live} />
+          <EndpointHealth installationId={page.id} endpoints={page.endpoints} />
+          <SigningSecretPanel installationId={page.id} />
+        </>
+      ) : null}
+      <DispatchLog installationId={page.id} live={live} />
+    </article>
+  );
+}
+
+/** The integration's components that are not blocks: they belong to the configuration screen. */
+function ScreenComponents({
+  installationId,
+  integration,
+  paused,
+}: {
+  installationId: string;
+  integration: string;
+  paused: boolean;
+}) {
+  const details = useIntegration(integration);
+  const components = details.data?.components.filter((component) => !component.block) ?? [];
+  if (details.error) return <ErrorNote error={details.error} />;
+  if (components.length === 0) return null;
+  if (paused) return <p className="muted">The integration's screens are not shown while it is paused.</p>;
+  return (
+    <div className="stack">
+      {components.map((component) => (
+        <section key={component.id} aria-label={component.title}>
+          <ComponentFrame installationId={installationId} componentId={component.id} title={component.title} />
+        </section>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Checkbox, CheckboxGroup, Label, Radio, RadioGroup } from 'react-aria-components';
+import { Link } from 'react-router';
+import { api, call } from '../../api/client';
+import { type InstallationPage, keys, useOrganization } from '../../api/queries';
+import { ErrorNote } from '../../components/error-note';
+import { StatusText } from '../../components/status-text';
+
+/**
+ * An organization installation's spaces and sites: every one (also those created later) or the
+ * ones chosen, and the space and site installations it has.
+ */
+export function PlacesPanel({ installation }: { installation: InstallationPage }) {
+  const organization = useOrganization(installation.organization);
+  return (
+    <section aria-labelledby="places-heading">
+      <h2 id="places-heading">Spaces and sites</h2>
+      {organization.error ? <ErrorNote error={organization.error} /> : null}
+      <div className="columns">
+        <SelectionForm
+          kind="spaces"
+          installation={installation}
+          places={organization.data?.spaces ?? []}
+          selection={installation.space_selection}
+        />
+        <SelectionForm
+          kind="sites"
+          installation={installation}
+          places={organization.data?.sites ?? []}
+          selection={installation.site_selection}
+        />
+      </div>
+      {installation.children.length > 0 ? (
+        <ul aria-label="Installed in">
+          {installation.children.map((child) => (
+            <li key={child.id}>
+              <Link to={`/installations/${encodeURIComponent(child.id)}`}>
+                {child.target.type} {child.target.id}
+              </Link>{' '}
+              <StatusText status={child.status} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+type Selection = InstallationPage['space_selection'] | InstallationPage['site_selection'];
+
+function SelectionForm({
+  kind,
+  installation,
+  places,
+  selection,
+}: {
+  kind: 'spaces' | 'sites';
+  installation: InstallationPage;
+  places: { id: string; title: string }[];
+  selection: Selection;
+}) {
+  const client = useQueryClient();
+  const current = selection?.mode === 'selected' ? ((selection as Record<string, unknown>)[kind] as string[]) : [];
+  const [mode, setMode] = useState<'all' | 'selected'>(selection?.mode ?? 'selected');
+  const [chosen, setChosen] = useState<string[]>(current);
+  const noun = kind === 'spaces' ? 'Spaces' : 'Sites';
+  const save = useMutation({
+    mutationFn: () =>
+      call(
+        api.PATCH('/v1/installations/{id}', {
+          params: { path: { id: installation.id } },
+          body: {
+            [kind === 'spaces' ? 'space_selection' : 'site_selection']:
+              mode === 'all' ? { mode } : { mode, [kind]: chosen },
+          },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.installation(installation.id) }),
+  });
+  return (
+    <div className="panel stack">
+      <RadioGroup value={mode} onChange={(value) => setMode(value as 'all' | 'selected')} className="stack">
+        <Label className="label">{noun}</Label>
+        <Radio value="all" className="radio">
+          All {kind} (also new ones)
+        </Radio>
+        <Radio value="selected" className="radio">
+          Chosen {kind}
+        </Radio>
+      </RadioGroup>
+      {mode === 'selected' ? (
+        places.length === 0 ? (
+          <p className="muted">The organization has no {kind}.</p>
+        ) : (
+          <CheckboxGroup value={chosen} onChange={setChosen} aria-label={`Chosen ${kind}`} className="stack">
+            {places.map((place) => (
+              <Checkbox key={place.id} value={place.id} className="checkbox">
+                {place.title}
+              </Checkbox>
+            ))}
+          </CheckboxGroup>
+        )
+      ) : null}
+      <div>
+        <Button className="button" onPress={() => save.mutate()} isPending={save.isPending}>
+          Save {kind}
+        </Button>
+      </div>
+      {save.error ? <ErrorNote error={save.error} /> : null}
+    </div>
+  );
+}

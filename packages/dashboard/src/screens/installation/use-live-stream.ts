@@ -1,0 +1,50 @@
+/**
+ * The installation's live stream (GET /v1/installations/{id}/stream, server-sent events): each
+ * `dispatch` goes to the top of the dispatch log, each `delivery` replaces its row (or joins the
+ * log) in every cached delivery list. Answers whether the stream is open; while it is not, the logs
+ * ask again every few seconds.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { type Delivery, type Dispatch, keys } from '../../api/queries';
+
+export function useLiveStream(installationId: string): boolean {
+  const client = useQueryClient();
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    const source = new EventSource(
+      `/v1/installations/${encodeURIComponent(installationId)}/stream?types=dispatch,delivery`,
+    );
+    source.onopen = () => setOpen(true);
+    source.onerror = () => setOpen(source.readyState === EventSource.OPEN);
+    source.addEventListener('dispatch', (event) => {
+      const dispatch = JSON.parse((event as MessageEvent<string>).data) as Dispatch;
+      client.setQueryData<Dispatch[]>(keys.dispatches(installationId), (before) =>
+        [dispatch, ...(before ?? [])].slice(0, 100),
+      );
+    });
+    source.addEventListener('delivery', (event) => {
+      const delivery = JSON.parse((event as MessageEvent<string>).data) as Delivery;
+      for (const [key, list] of client.getQueriesData<Delivery[]>({ queryKey: ['deliveries', installationId] })) {
+        if (list === undefined) continue;
+        const filter = (key[2] ?? {}) as { status?: string; eventId?: string };
+        const fits =
+          (!filter.status || filter.status === delivery.status) &&
+          (!filter.eventId || filter.eventId === delivery.eventId);
+        const rest = list.filter((d) => d.id !== delivery.id);
+        const known = rest.length !== list.length;
+        const next = fits
+          ? known
+            ? list.map((d) => (d.id === delivery.id ? delivery : d))
+            : [delivery, ...list]
+          : rest;
+        client.setQueryData(key, next);
+      }
+    });
+    return () => {
+      source.close();
+      setOpen(false);
+    };
+  }, [installationId, client]);
+  return open;
+}

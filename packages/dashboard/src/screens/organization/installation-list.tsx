@@ -1,0 +1,26 @@
+import { Link } from 'react-router';
+import type { InstallationPage } from '../../api/queries';
+import { StatusText } from '../../components/status-text';
+
+/** Installations as links to their pages, with their status. */
+export function InstallationList({ installations, empty }: { installations: InstallationPage[]; empty: string }) {
+  if (installations.length === 0) return <p className="muted">{empty}</p>;
+  return (
+    <ul className="cards">
+      {installations.map((installation) => (
+        <li key={installation.id} className="card">
+          {installation.integrationIcon ? <img className="icon" src={installation.integrationIcon} alt="" /> : null}
+          <div>
+            <h3>
+              <Link to={`/installations/${encodeURIComponent(installation.id)}`}>{installation.integrationTitle}</Link>
+            </h3>
+            <StatusText status={installation.status} />
+            {installation.status === 'pending' && installation.errors.length > 0 ? (
+              <p className="muted">{installation.errors.length} setting(s) missing</p>
+            ) : null}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}

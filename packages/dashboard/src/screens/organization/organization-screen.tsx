@@ -1,0 +1,60 @@
+import { Link, useParams } from 'react-router';
+import { useOrganization } from '../../api/queries';
+import { ErrorNote } from '../../components/error-note';
+import { Loading } from '../../components/loading';
+import { InstallationList } from './installation-list';
+
+/** One organization: its spaces, sites, members and organization-level installations. */
+export function OrganizationScreen() {
+  const { org = '' } = useParams();
+  const page = useOrganization(org);
+  if (page.isPending) return <Loading />;
+  if (page.error) return <ErrorNote error={page.error} />;
+  const { data } = page;
+  return (
+    <section>
+      <h1>{data.title}</h1>
+      <p className="muted">
+        {data.id} · your role: {data.role}
+      </p>
+      <h2>Installations</h2>
+      <InstallationList installations={data.installations} empty="No integration is installed in this organization." />
+      <p>
+        <Link to="/integrations">Install an integration</Link>
+      </p>
+      <div className="columns">
+        <div>
+          <h2>Spaces</h2>
+          <PlaceLinks kind="spaces" places={data.spaces} />
+        </div>
+        <div>
+          <h2>Sites</h2>
+          <PlaceLinks kind="sites" places={data.sites} />
+        </div>
+        <div>
+          <h2>Members</h2>
+          <ul>
+            {data.members.map((member) => (
+              <li key={member.id}>
+                {member.name} <span className="muted">({member.role})</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function PlaceLinks({ kind, places }: { kind: 'spaces' | 'sites'; places: { id: string; title: string }[] }) {
+  if (places.length === 0) return <p className="muted">None yet.</p>;
+  return (
+    <ul>
+      {places.map((place) => (
+        <li key={place.id}>
+          <Link to={`/${kind}/${encodeURIComponent(place.id)}`}>{place.title}</Link>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,50 @@
+import { useState } from 'react';
+import { useParams } from 'react-router';
+import { usePlace } from '../../api/queries';
+import { ErrorNote } from '../../components/error-note';
+import { Loading } from '../../components/loading';
+import { ComponentFrame } from '../../contentkit/component-frame';
+import { InstallationList } from '../organization/installation-list';
+import { type InsertedBlock, InsertMenu } from './insert-menu';
+
+/** A space: its installations, and a page preview where Insert adds the blocks of the integrations active here. */
+export function SpaceScreen() {
+  const { id = '' } = useParams();
+  const space = usePlace('space', id);
+  const [inserted, setInserted] = useState<InsertedBlock[]>([]);
+  if (space.isPending) return <Loading />;
+  if (space.error) return <ErrorNote error={space.error} />;
+  const page = space.data;
+  return (
+    <article>
+      <h1>{page.title}</h1>
+      <p className="muted">
+        Space {page.id} of {page.organization}
+      </p>
+      <section aria-labelledby="preview-heading">
+        <div className="row">
+          <h2 id="preview-heading" className="grow">
+            Page preview
+          </h2>
+          <InsertMenu
+            installations={page.installations}
+            onInsert={(block) => setInserted((before) => [...before, block])}
+          />
+        </div>
+        <section className="page-preview" aria-label="Page preview">
+          <p>
+            <strong>Getting started</strong>
+          </p>
+          <p className="muted">A page of this space. Insert a block to see it here, as readers will.</p>
+          {inserted.map((block) => (
+            <div key={block.key} className="stack">
+              <ComponentFrame installationId={block.installationId} componentId={block.blockId} title={block.title} />
+            </div>
+          ))}
+        </section>
+      </section>
+      <h2>Installations</h2>
+      <InstallationList installations={page.installations} empty="No integration is installed in this space." />
+    </article>
+  );
+}

@@ -1,0 +1,93 @@
+/** Signing in and out of the dashboard in Chromium; the session cookie and its CSRF token. */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInCode } from '../../platform/src/services/sessions.js';
+import { screenshot } from './support/browser.js';
+import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
+
+let world: DashboardWorld;
+
+beforeAll(async () => {
+  world = await startDashboardWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+const cookiesOf = async (page: Page) => page.context().cookies(world.url);
+
+describe('signing in', () => {
+  it('signs in with a user token into an HttpOnly SameSite=Strict cookie, and out again', async () => {
+    const page = await world.page();
+    await page.goto(`${world.url}/`);
+    await expect.poll(() => page.getByLabel('API token').isVisible()).toBe(true);
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('API token').fill(world.tokens.ada);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    // The layout shows the person's organizations, never another's.
+    await expect.poll(() => page.getByRole('navigation', { name: 'Organizations' }).textContent()).toBe('Acme');
+    const [cookie] = await cookiesOf(page);
+    expect(cookie).toMatchObject({ name: 'portico_session', httpOnly: true, sameSite: 'Strict' });
+    expect(page.url()).toBe(`${world.url}/`);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).not.toContain(
+      world.tokens.ada,
+    );
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').waitFor();
+    expect(await cookiesOf(page)).toEqual([]);
+    // Signed out means signed out: a reload stays on the sign-in screen.
+    await page.reload();
+    await page.getByLabel('API token').waitFor();
+  });
+
+  it('says why a wrong token is refused, and stays signed out', async () => {
+    const page = await world.page();
+    await page.goto(`${world.url}/`);
+    await page.getByLabel('API token').fill('ptu_not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/token/i);
+    expect(await cookiesOf(page)).toEqual([]);
+  });
+
+  it('signs the operator in with the one-time code of the #code= link, removes it from the address, and it works once', async () => {
+    const code = await createSignInCode(world.platform.ctx);
+    const page = await world.page();
+    await page.goto(`${world.url}/#code=${code}`);
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(page.url()).toBe(`${world.url}/`);
+    await expect.poll(() => page.getByText('Operator').isVisible()).toBe(true);
+    // The entry with the code was replaced, not kept behind the clean one.
+    await page.goBack();
+    expect(page.url()).toBe('about:blank');
+
+    const again = await world.page();
+    await again.goto(`${world.url}/#code=${code}`);
+    await expect.poll(() => again.getByRole('alert').textContent()).toMatch(/sign-in link did not work/i);
+    expect(again.url()).toBe(`${world.url}/`);
+    await again.getByLabel('API token').waitFor();
+  });
+
+  it('refuses a request that changes something without the CSRF token, and changes nothing', async () => {
+    const page = await world.page();
+    await signIn(page, world.url, world.tokens.ada);
+    const refused = await page.evaluate(async () => {
+      const response = await fetch('/v1/session', { method: 'DELETE' });
+      return { status: response.status, body: await response.json() };
+    });
+    expect(refused).toEqual({
+      status: 403,
+      body: { error: { code: 'csrf_refused', message: expect.stringContaining('X-CSRF-Token') } },
+    });
+    // Still signed in: the refused sign-out did nothing.
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect((await cookiesOf(page)).map((c) => c.name)).toEqual(['portico_session']);
+    // The dashboard's own requests carry the token, so its Sign out works.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').waitFor();
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * Real Chromium (Debian's, at /usr/bin/chromium; `.ci/run` installs it) driven by playwright-core.
+ * `npx playwright install` downloads its own browser build, which cannot be fetched here.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true, timeout: 30_000 });
+}
+
+const screenshots = new URL('../../../../docs/screenshots/', import.meta.url).pathname;
+
+/** Saves a screenshot of the page to docs/screenshots/NAME.png, only when PORTICO_SCREENSHOTS=1 (CI leaves them be). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.PORTICO_SCREENSHOTS !== '1') return;
+  mkdirSync(screenshots, { recursive: true });
+  await page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
+}

@@ -1,0 +1,119 @@
+/**
+ * A real platform (SQLite in a temporary directory) serving the built dashboard at `/`, a small
+ * world in it, integrations published with `portico publish` as developers do, and Chromium.
+ * Organizations: acme (space `docs`, site `site`) and globex (space `globex-docs`); users ada
+ * (acme admin) and carol (globex admin).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { run } from 'portico';
+import { expect } from 'vitest';
+import { type RunningPlatform, startPlatform } from '../../../platform/src/server.js';
+import { client } from '../../../platform/src/test-support/api.js';
+import { launchChromium } from './browser.js';
+
+export const examples = new URL('../../../../examples/', import.meta.url).pathname;
+const dist = new URL('../../dist', import.meta.url).pathname;
+
+export interface DashboardWorld {
+  platform: RunningPlatform;
+  url: string;
+  admin: ReturnType<typeof client>;
+  as(token: string): ReturnType<typeof client>;
+  tokens: { ada: string; carol: string };
+  browser: Browser;
+  /** A fresh browser profile (no cookies) with one page, 1280 px wide unless told. */
+  page(options?: { width?: number; height?: number }): Promise<Page>;
+  /** `portico publish DIR` as `token` (ada by default), with the given environment for its secrets. */
+  publish(dir: string, env?: Record<string, string>, token?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDashboardWorld(): Promise<DashboardWorld> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'portico-dashboard-'));
+  const platform = await startPlatform(
+    { port: 0, host: '127.0.0.1', dataDir, allowPrivateNetwork: true },
+    { dashboardDir: dist },
+  );
+  const contexts: BrowserContext[] = [];
+  let browser: Browser | undefined;
+  try {
+    const admin = client(platform.url, platform.adminToken);
+    const ok = async (answer: Promise<{ status: number; body: unknown }>) => {
+      const { status, body } = await answer;
+      if (status >= 300) throw new Error(`seeding failed: ${status} ${JSON.stringify(body)}`);
+      return body as Record<string, unknown>;
+    };
+    await ok(admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' }));
+    await ok(admin('POST', '/v1/orgs', { id: 'globex', title: 'Globex' }));
+    await ok(admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' }));
+    await ok(admin('POST', '/v1/orgs/acme/sites', { id: 'site', title: 'Site' }));
+    await ok(admin('POST', '/v1/orgs/globex/spaces', { id: 'globex-docs', title: 'Globex docs' }));
+    const ada = (await ok(admin('POST', '/v1/users', { id: 'ada', name: 'Ada' }))).token as string;
+    const carol = (await ok(admin('POST', '/v1/users', { id: 'carol', name: 'Carol' }))).token as string;
+    await ok(admin('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' }));
+    await ok(admin('PUT', '/v1/orgs/globex/members/carol', { role: 'admin' }));
+    browser = await launchChromium();
+    const opened = browser;
+    return {
+      platform,
+      url: platform.url,
+      admin,
+      as: (token) => client(platform.url, token),
+      tokens: { ada, carol },
+      browser: opened,
+      async page({ width = 1280, height = 900 } = {}) {
+        const context = await opened.newContext({ viewport: { width, height } });
+        contexts.push(context);
+        const page = await context.newPage();
+        page.setDefaultTimeout(15_000);
+        // The page's own failures, in the test's output (a blank page says nothing by itself).
+        page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+        page.on('console', (message) => {
+          if (message.type() === 'error' && !/status of (401|403|404)/.test(message.text()))
+            console.error(`page console: ${message.text()}`);
+        });
+        return page;
+      },
+      async publish(dir, env = {}, token = ada) {
+        const errors: string[] = [];
+        const io = {
+          out: () => {},
+          err: (text: string) => void errors.push(text),
+          cwd: examples,
+          interactive: false,
+          ask: async () => undefined,
+        };
+        const saved = { ...process.env };
+        Object.assign(process.env, env);
+        try {
+          const code = await run(['publish', dir, '--api', platform.url, '--token', token], io);
+          if (code !== 0) throw new Error(`portico publish ${dir} failed: ${errors.join('')}`);
+        } finally {
+          process.env = saved;
+        }
+      },
+      async close() {
+        for (const context of contexts) await context.close().catch(() => {});
+        await opened.close();
+        await platform.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    await platform.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Signs in on `/` with a token, as a person would, and waits for the signed-in frame. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+}
