@@ -29,6 +29,7 @@ import { LeaseLost } from '../errors.js';
 import { type Handoff, NO_DELIVERY_ENGINE, type ServiceContext } from '../services/context.js';
 import { Counts } from '../services/counts.js';
 import { WakeLoop } from '../services/wake-loop.js';
+import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { Database } from '../storage/schema.js';
 import { endpointFor, recordAttempt } from './endpoints.js';
 import { postWebhook } from './post-webhook.js';
@@ -431,7 +432,7 @@ export class DeliveryEngine {
           status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
     }
     const finished = this.now();
-    const { final, keep } = await this.ctx.write(async (trx) => {
+    const { final, keep, next, lease } = await this.ctx.write(async (trx) => {
       const health =
         row.endpoint_id === null
           ? { disabledReason: undefined, disabledNow: false }
@@ -454,41 +455,47 @@ export class DeliveryEngine {
         : final === 'failed' && outcome === 'retry'
           ? `gave up after ${number} attempts: ${error}`
           : error;
-      await trx
-        .insertInto('delivery_attempts')
-        .values({
-          delivery_id: row.id,
-          number,
-          at: started,
-          status,
-          duration_ms: Math.round(result.durationMs),
-          error,
-          response_excerpt: excerpt,
-        })
-        .execute();
       // A running engine keeps a delivery to retry claimed, and attempts it again itself.
       const keep = final === 'pending' && this.running && next !== null;
       const lease = keep ? (next as number) + this.leaseMs : null;
-      const updated = await trx
-        .updateTable('deliveries')
-        .set({
-          attempts: number,
-          status: final,
-          next_attempt_at: next,
-          claimed_until: lease,
-          last_error: lastError,
-          updated_at: finished,
-        })
-        .where('id', '=', row.id)
-        .where('claimed_until', '=', row.claimed_until)
-        .executeTakeFirst();
+      const updated = await insertThenUpdate(
+        trx,
+        this.ctx.dialect,
+        {
+          into: 'delivery_attempts',
+          values: {
+            delivery_id: row.id,
+            number,
+            at: started,
+            status,
+            duration_ms: Math.round(result.durationMs),
+            error,
+            response_excerpt: excerpt,
+          },
+        },
+        {
+          table: 'deliveries',
+          set: {
+            attempts: number,
+            status: final,
+            next_attempt_at: next,
+            claimed_until: lease,
+            last_error: lastError,
+            updated_at: finished,
+          },
+          where: { id: row.id, claimed_until: row.claimed_until },
+        },
+      );
       // Another node took the delivery over (this one stalled past its lease): its result stands.
-      if (Number(updated.numUpdatedRows) === 0) throw new LeaseLost(row.id);
-      if (keep) Object.assign(row, { attempts: number, next_attempt_at: next, claimed_until: lease });
-      return { final, keep };
+      if (updated === 0) throw new LeaseLost(row.id);
+      return { final, keep, next, lease };
     });
-    // Only now that the result is committed is the next attempt scheduled.
-    if (keep) await this.hold(row);
+    // Only now that the result is committed is the next attempt scheduled (a write may run twice,
+    // so the row changes only after it).
+    if (keep) {
+      Object.assign(row, { attempts: number, next_attempt_at: next, claimed_until: lease });
+      await this.hold(row);
+    }
     return final;
   }
 }

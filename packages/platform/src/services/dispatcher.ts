@@ -29,21 +29,46 @@
  */
 import type { Manifest } from '@portico/manifest';
 import type { IntegrationDescriptor, PlatformEvent } from '@portico/runtime';
-import type { Insertable, Selectable, Transaction, UpdateQueryBuilder, UpdateResult } from 'kysely';
+import type { Insertable, Selectable, Transaction, Updateable, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import type { Host, HostKind, HostResponse, IntegrationBundle } from '../hosts/host.js';
 import { HostError } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
+import { insertThenUpdate } from '../storage/insert-then-update.js';
+import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import type { ServiceContext } from './context.js';
 import { Counts } from './counts.js';
-import { buildEnvironment } from './environment.js';
+import { loadDispatchContext } from './dispatch-context.js';
+import { buildEnvironment, type KnownForEnvironment } from './environment.js';
 import { latestVersion } from './integrations.js';
 import { WakeLoop } from './wake-loop.js';
 
 type InstallationRow = Database['installations'];
+/** An installation routing may hand an event to, with its integration's latest version. */
+type Installed = InstallationRow & { latest_version: number };
+
+/**
+ * The installations in one place that can receive its events: active, below an organization
+ * installation that is not paused; with their integration's latest version (read here, so routing
+ * asks no second question per event).
+ */
+const installedIn = prepared((db, kind: string, placeId: string) =>
+  db
+    .selectFrom('installations as i')
+    .innerJoin('installations as parent', 'parent.id', 'i.parent_id')
+    .innerJoin('integrations as g', 'g.name', 'i.integration_name')
+    .selectAll('i')
+    .select('g.latest_version')
+    .where('i.target_type', '=', kind as 'space' | 'site')
+    .where('i.target_id', '=', placeId)
+    .where('i.uninstalled_at', 'is', null)
+    .where('i.status', '=', 'active')
+    .where('parent.status', '!=', 'paused')
+    .orderBy('i.created_at'),
+);
 type OutboxRow = Selectable<Database['outbox']>;
 
 /** The scope an integration needs to receive each platform event (DESIGN.md). */
@@ -326,8 +351,13 @@ export class Dispatcher {
   }
 
   /** Dispatches and builds the dispatch-log row, without writing it (the caller writes it with its own changes). */
-  private async call(installation: InstallationRow, event: PlatformEvent, body?: Uint8Array) {
-    const bundle = await this.bundle(installation.integration_name);
+  private async call(
+    installation: InstallationRow,
+    event: PlatformEvent,
+    body?: Uint8Array,
+    known?: KnownForEnvironment & { latestVersion: number },
+  ) {
+    const bundle = await this.bundle(installation.integration_name, known?.latestVersion);
     const host = this.hostFor(bundle);
     const record = (status: number, durationMs: number, error: string | null, logs: string[]) => ({
       installation_id: installation.id,
@@ -342,7 +372,7 @@ export class Dispatcher {
     });
     const started = performance.now();
     try {
-      const environment = await buildEnvironment(this.ctx, installation, bundle);
+      const environment = await buildEnvironment(this.ctx, installation, bundle, known);
       const answer = await host.dispatch(bundle, {
         method: 'POST',
         envelope: { event, environment, ...(body ? { body } : {}) },
@@ -375,7 +405,7 @@ export class Dispatcher {
       .limit(ROUTE_BATCH)
       .execute();
     if (events.length === 0) return 0;
-    const places = new Map<string, Promise<InstallationRow[]>>();
+    const places = new Map<string, Promise<Installed[]>>();
     const owed: { eventId: string; rows: Insertable<Database['outbox']>[] }[] = [];
     const now = this.ctx.now();
     for (const event of events) {
@@ -384,7 +414,11 @@ export class Dispatcher {
       const place = `${site ? 'site' : 'space'}:${String(site ? payload.siteId : payload.spaceId)}`;
       let installed = places.get(place);
       if (installed === undefined) {
-        installed = this.installedIn(site ? 'site' : 'space', String(site ? payload.siteId : payload.spaceId));
+        installed = installedIn.all(
+          this.ctx.db,
+          site ? 'site' : 'space',
+          String(site ? payload.siteId : payload.spaceId),
+        );
         places.set(place, installed);
       }
       const rows: Insertable<Database['outbox']>[] = [];
@@ -405,8 +439,17 @@ export class Dispatcher {
       owed.push({ eventId: event.event_id, rows });
     }
     let handed: Handed<Insertable<Database['outbox']>> = { start: [], hold: [] };
+    /** Gives back the slots and hold places `handOver` reserved (the write failed, or runs again). */
+    const unreserve = () => {
+      this.reserved -= handed.start.length;
+      for (const row of handed.start) this.count(row, -1);
+      for (const row of handed.hold) this.holding.add(row.installation_id, -1);
+      this.heldCount -= handed.hold.length;
+      handed = { start: [], hold: [] };
+    };
     const written = await this.ctx
       .write(async (trx) => {
+        unreserve();
         // Another node may have routed some of them meanwhile: only those this one marks are written.
         const marked = await trx
           .updateTable('events')
@@ -439,10 +482,7 @@ export class Dispatcher {
         return { start: handed.start.map(withId), hold: handed.hold.map(withId) };
       })
       .catch((error) => {
-        this.reserved -= handed.start.length;
-        for (const row of handed.start) this.count(row, -1);
-        for (const row of handed.hold) this.holding.add(row.installation_id, -1);
-        this.heldCount -= handed.hold.length;
+        unreserve();
         throw error;
       });
     this.reserved -= written.start.length;
@@ -463,6 +503,8 @@ export class Dispatcher {
     now: number,
   ): Promise<Handed<Insertable<Database['outbox']>>> {
     const handed: Handed<Insertable<Database['outbox']>> = { start: [], hold: [] };
+    // (A write may run twice: what an earlier run marked is unmarked first.)
+    for (const row of rows) row.claimed_until = null;
     if (!this.running || rows.length === 0) return handed;
     // Nothing overtakes an installation's owed setup events.
     const setupOwed = new Set(
@@ -608,27 +650,9 @@ export class Dispatcher {
     this.perIntegration.add(row.integration_name, by);
   }
 
-  /**
-   * The installations of an integration in one place that can receive its events: active, below
-   * an organization installation that is not paused.
-   */
-  private installedIn(kind: 'space' | 'site', placeId: string): Promise<InstallationRow[]> {
-    return this.ctx.db
-      .selectFrom('installations as i')
-      .innerJoin('installations as parent', 'parent.id', 'i.parent_id')
-      .selectAll('i')
-      .where('i.target_type', '=', kind)
-      .where('i.target_id', '=', placeId)
-      .where('i.uninstalled_at', 'is', null)
-      .where('i.status', '=', 'active')
-      .where('parent.status', '!=', 'paused')
-      .orderBy('i.created_at')
-      .execute();
-  }
-
   /** Whether the installation's integration may receive (scope) and handles (descriptor) the event. */
-  private async receives(installation: InstallationRow, type: string): Promise<boolean> {
-    const bundle = await this.bundle(installation.integration_name);
+  private async receives(installation: Installed, type: string): Promise<boolean> {
+    const bundle = await this.bundle(installation.integration_name, installation.latest_version);
     const scope = REQUIRED_SCOPE[type];
     if (scope !== undefined && !(bundle.manifest.scopes as string[]).includes(scope)) return false;
     if (bundle.descriptor === undefined) {
@@ -762,16 +786,22 @@ export class Dispatcher {
       const result = await update.where('claimed_until', '=', row.claimed_until).executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) throw new LeaseLost(`outbox row ${row.id}`);
     };
-    const settle = (outcome: string, record?: Insertable<Database['dispatches']>) =>
+    /** The dispatch's log line and the row's new state, in one write (one statement on PostgreSQL). */
+    const finish = (record: Insertable<Database['dispatches']>, set: Updateable<Database['outbox']>) =>
       this.ctx.write(async (trx) => {
-        if (record) await trx.insertInto('dispatches').values(record).execute();
-        await owned(
-          trx
-            .updateTable('outbox')
-            .set({ dispatched_at: this.ctx.now(), outcome, claimed_until: null })
-            .where('id', '=', row.id),
+        const updated = await insertThenUpdate(
+          trx,
+          this.ctx.dialect,
+          { into: 'dispatches', values: record },
+          { table: 'outbox', set, where: { id: row.id, claimed_until: row.claimed_until } },
         );
+        if (updated === 0) throw new LeaseLost(`outbox row ${row.id}`);
       });
+    const settle = (outcome: string, record?: Insertable<Database['dispatches']>) => {
+      const set = { dispatched_at: this.ctx.now(), outcome, claimed_until: null };
+      if (record) return finish(record, set);
+      return this.ctx.write((trx) => owned(trx.updateTable('outbox').set(set).where('id', '=', row.id)));
+    };
     if ((row.claimed_until as number) - this.ctx.now() < this.leaseMs / 2) {
       // Held long: the lease is renewed first, so no other node takes the row meanwhile.
       const lease = this.ctx.now() + this.leaseMs;
@@ -780,12 +810,9 @@ export class Dispatcher {
       );
       row.claimed_until = lease;
     }
-    const installation = await this.ctx.db
-      .selectFrom('installations')
-      .selectAll()
-      .where('id', '=', row.installation_id)
-      .executeTakeFirst();
-    if (!installation || installation.uninstalled_at !== null) return settle('skipped: uninstalled');
+    const context = await loadDispatchContext(this.ctx.db, row.installation_id);
+    const installation = context?.installation;
+    if (!context || !installation || installation.uninstalled_at !== null) return settle('skipped: uninstalled');
     const owed = JSON.parse(row.event) as Record<string, unknown> & { type: string };
     const setup = row.event_id === null;
     if (installation.status === 'paused') return settle('skipped: paused');
@@ -794,7 +821,7 @@ export class Dispatcher {
     const event = (setup
       ? { ...fields, eventId: `setup_${row.id}`, status: installation.status }
       : fields) as unknown as PlatformEvent;
-    const { response } = await this.call(installation, event);
+    const { response } = await this.call(installation, event, undefined, context);
     const record = response.record;
     let failure: string;
     let waitUntil = 0;
@@ -821,19 +848,11 @@ export class Dispatcher {
     if (attempts >= (this.options.maxAttempts ?? 5)) {
       return settle(`failed after ${attempts} attempts: ${failure}`, record);
     }
-    await this.ctx.write(async (trx) => {
-      await trx.insertInto('dispatches').values(record).execute();
-      await owned(
-        trx
-          .updateTable('outbox')
-          .set({
-            attempts,
-            available_at: Math.max(waitUntil, this.ctx.now() + 1000 * 2 ** (attempts - 1)),
-            claimed_until: null,
-            outcome: `retrying: ${failure}`,
-          })
-          .where('id', '=', row.id),
-      );
+    await finish(record, {
+      attempts,
+      available_at: Math.max(waitUntil, this.ctx.now() + 1000 * 2 ** (attempts - 1)),
+      claimed_until: null,
+      outcome: `retrying: ${failure}`,
     });
   }
 

@@ -8,6 +8,7 @@
  */
 import type { Manifest } from '@portico/manifest';
 import type { Environment, OrganizationInstallationInfo } from '@portico/runtime';
+import { notFound } from '../errors.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
 import { currentToken, loadInstallation, publicEndpointOf, selectionsOf } from './installations.js';
@@ -21,15 +22,28 @@ export interface StoredVersion {
   secrets: string | null;
 }
 
+/** What the caller has read already (dispatch-context.ts reads it with the installation), not read again. */
+export interface KnownForEnvironment {
+  /** The current token, sealed; null when the installation has none. */
+  sealedToken: string | null;
+  /** The organization installation above a space or site installation (null: there is none). */
+  parent: Row | null;
+}
+
 export async function buildEnvironment(
   ctx: ServiceContext,
   installation: Row,
   version: StoredVersion,
+  known?: KnownForEnvironment,
 ): Promise<Environment> {
   const publicEndpoint = publicEndpointOf(ctx, installation.id);
+  let token: string;
+  if (known === undefined) token = await currentToken(ctx, installation.id);
+  else if (known.sealedToken === null) throw notFound(`a token of the installation ${installation.id}`);
+  else token = ctx.box.open(known.sealedToken);
   const base = {
     apiEndpoint: ctx.apiUrl,
-    apiTokens: { installation: await currentToken(ctx, installation.id) },
+    apiTokens: { installation: token },
     integration: { name: installation.integration_name, version: String(version.version), urls: { publicEndpoint } },
     id: installation.id,
     status: installation.status,
@@ -45,15 +59,22 @@ export async function buildEnvironment(
     if (selections === undefined) throw new Error(`the installation ${installation.id} has no selection`);
     return { ...base, target: 'organization', ...selections };
   }
-  const parent = await organizationInstallation(ctx, installation);
+  const parent = await organizationInstallation(ctx, installation, known);
   return installation.target_type === 'space'
     ? { ...base, target: 'space', space: installation.target_id, parentInstallationId: parent.id, installation: parent }
     : { ...base, target: 'site', site: installation.target_id, parentInstallationId: parent.id, installation: parent };
 }
 
 /** The organization installation above a space or site installation, as its environment shows it. */
-async function organizationInstallation(ctx: ServiceContext, installation: Row): Promise<OrganizationInstallationInfo> {
-  const parent = await loadInstallation(ctx, installation.parent_id ?? '');
+async function organizationInstallation(
+  ctx: ServiceContext,
+  installation: Row,
+  known: KnownForEnvironment | undefined,
+): Promise<OrganizationInstallationInfo> {
+  let parent: Row;
+  if (known === undefined) parent = await loadInstallation(ctx, installation.parent_id ?? '');
+  else if (known.parent === null) throw notFound(`the installation ${installation.parent_id}`);
+  else parent = known.parent;
   const selections = await selectionsOf(ctx.db, parent);
   if (!selections) {
     throw new Error(`the ${installation.target_type} installation ${installation.id} has no organization installation`);

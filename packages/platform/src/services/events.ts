@@ -84,18 +84,20 @@ export async function ingestEvents(
       }) - 1,
     );
   }
-  const inserted = new Set<string>();
+  let inserted = new Set<string>();
   if (rows.length > 0) {
-    await ctx.write(async (trx) => {
+    inserted = await ctx.write(async (trx) => {
+      const stored = new Set<string>();
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const stored = await trx
+        const chunk = await trx
           .insertInto('events')
           .values(rows.slice(i, i + INSERT_CHUNK))
           .onConflict((oc) => oc.column('event_id').doNothing())
           .returning('event_id')
           .execute();
-        for (const { event_id } of stored) inserted.add(event_id);
+        for (const { event_id } of chunk) stored.add(event_id);
       }
+      return stored;
     });
   }
   if (inserted.size > 0) ctx.wake('events');

@@ -89,4 +89,34 @@ describe.each(backends)('group commit on $name', (backend) => {
     ).rejects.toThrow('changed my mind');
     expect(await committed()).toEqual([]);
   });
+
+  it('undoes a write that throws after writing, alone, whichever way its batch runs', async () => {
+    const { database, committed, writes } = await fresh();
+    const runs = new Map<string, number>();
+    const results = await Promise.allSettled(
+      ['a', 'half', 'b', 'c'].map((id) =>
+        writes.run(async (trx) => {
+          runs.set(id, (runs.get(id) ?? 0) + 1);
+          await trx.insertInto('organizations').values(org(id)).execute();
+          if (id === 'half') throw new Error('lease lost');
+          return id;
+        }),
+      ),
+    );
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'a',
+      'lease lost',
+      'b',
+      'c',
+    ]);
+    expect(await committed()).toEqual(['a', 'b', 'c']);
+    if (database.dialect === 'postgres') {
+      // Tried whole without savepoints first, up to the failing write, then again with them.
+      expect(writes.rerun).toBe(1);
+      expect([...runs.values()]).toEqual([2, 2, 1, 1]);
+    } else {
+      expect(writes.rerun).toBe(0);
+      expect([...runs.values()]).toEqual([1, 1, 1, 1]);
+    }
+  });
 });

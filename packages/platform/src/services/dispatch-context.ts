@@ -1,0 +1,72 @@
+/**
+ * What dispatching to an installation reads, in one query: the installation, its integration's
+ * latest version, its current API token (sealed) and, for a space or site installation, its
+ * organization installation. Four reads before (a round trip each on PostgreSQL); nothing of it is
+ * cached, so a paused parent, a new version or a rotated token counts at once, on every node.
+ */
+import { prepared } from '../storage/prepared.js';
+import type { Database } from '../storage/schema.js';
+
+type Row = Database['installations'];
+
+export interface DispatchContext {
+  installation: Row;
+  latestVersion: number;
+  /** The current token, sealed (ctx.box.open opens it); null when the installation has none. */
+  sealedToken: string | null;
+  /** The organization installation above a space or site installation (not uninstalled), else null. */
+  parent: Row | null;
+}
+
+const forDispatch = prepared((db, id: string) =>
+  db
+    .selectFrom('installations as i')
+    .innerJoin('integrations as g', 'g.name', 'i.integration_name')
+    .leftJoin('installations as p', (join) => join.onRef('p.id', '=', 'i.parent_id').on('p.uninstalled_at', 'is', null))
+    .selectAll('i')
+    .select((eb) => [
+      'g.latest_version',
+      eb
+        .selectFrom('installation_tokens as t')
+        .select('t.token')
+        .whereRef('t.installation_id', '=', 'i.id')
+        .where('t.revoked_at', 'is', null)
+        .orderBy('t.created_at', 'desc')
+        .limit(1)
+        .as('sealed_token'),
+      'p.id as p_id',
+      'p.integration_name as p_integration_name',
+      'p.organization_id as p_organization_id',
+      'p.target_type as p_target_type',
+      'p.target_id as p_target_id',
+      'p.parent_id as p_parent_id',
+      'p.status as p_status',
+      'p.configuration as p_configuration',
+      'p.space_selection as p_space_selection',
+      'p.site_selection as p_site_selection',
+      'p.installation_key as p_installation_key',
+      'p.created_at as p_created_at',
+      'p.updated_at as p_updated_at',
+      'p.uninstalled_at as p_uninstalled_at',
+    ])
+    .where('i.id', '=', id),
+);
+
+/** The installation and what its dispatch needs, or undefined when there is no such installation. */
+export async function loadDispatchContext(db: Parameters<typeof forDispatch.first>[0], id: string) {
+  const found = await forDispatch.first(db, id);
+  if (found === undefined) return undefined;
+  const { latest_version, sealed_token, ...rest } = found;
+  const installation = {} as Record<string, unknown>;
+  const parent = {} as Record<string, unknown>;
+  for (const [key, value] of Object.entries(rest)) {
+    if (key.startsWith('p_')) parent[key.slice(2)] = value;
+    else installation[key] = value;
+  }
+  return {
+    installation: installation as unknown as Row,
+    latestVersion: latest_version,
+    sealedToken: sealed_token ?? null,
+    parent: parent.id === null || parent.id === undefined ? null : (parent as unknown as Row),
+  } satisfies DispatchContext;
+}
