@@ -13,6 +13,7 @@ const installationByToken = prepared((db, hash: string) =>
   db
     .selectFrom('installation_tokens as t')
     .innerJoin('installations as i', 'i.id', 't.installation_id')
+    .selectAll('i')
     .select(['t.installation_id', 't.scopes'])
     .where('t.token_hash', '=', hash)
     .where('t.revoked_at', 'is', null)
@@ -56,7 +57,10 @@ export async function principalOf(ctx: ServiceContext, credentials: Credentials)
     if (row) return { kind: 'user', userId: row.user_id };
   } else {
     const row = await installationByToken.first(ctx.db, credentials.tokenHash);
-    if (row) return { kind: 'installation', installationId: row.installation_id, scopes: JSON.parse(row.scopes) };
+    if (row) {
+      const { installation_id, scopes, ...installation } = row;
+      return { kind: 'installation', installationId: installation_id, scopes: JSON.parse(scopes), installation };
+    }
   }
   throw invalidToken();
 }

@@ -53,7 +53,13 @@ export const NO_DELIVERY_ENGINE: DeliveryIntake = { wake: () => {}, offer: () =>
 export type Principal =
   | { kind: 'admin' }
   | { kind: 'user'; userId: string }
-  | { kind: 'installation'; installationId: string; scopes: string[] };
+  | {
+      kind: 'installation';
+      installationId: string;
+      scopes: string[];
+      /** The installation as read with the token, in this request (routes need not read it again). */
+      installation?: Database['installations'];
+    };
 
 /** Ids given by the operator: letters, digits, `_`, `-`, `.`; 1 to 64 characters. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

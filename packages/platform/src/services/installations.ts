@@ -408,6 +408,8 @@ export async function authorizedInstallation(
   if (principal.kind === 'installation') {
     if (principal.installationId !== id) throw forbidden('an installation token can only reach its own installation');
     if (role === 'admin') throw forbidden('an installation cannot pause, resume or remove itself');
+    // Read with its token in this request: it exists and is not uninstalled.
+    if (principal.installation !== undefined) return principal.installation;
   }
   // No user has the id null: everyone but a user gets no role.
   const found = await byIdWithRole.first(ctx.db, id, principal.kind === 'user' ? principal.userId : nobody);
