@@ -143,6 +143,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
   await deliveries.adoptOlderDeliveries();
+  // Aborted when the server stops: open event streams end (else closing would wait for them).
+  const stopping = new AbortController();
   const app: ReturnType<typeof createApp> = createApp({
     ctx,
     dispatcher,
@@ -150,6 +152,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     logger,
     version: VERSION,
     dashboardDir: options.dashboardDir,
+    closing: stopping.signal,
   });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
@@ -178,6 +181,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     retention,
     close() {
       closing ??= (async () => {
+        stopping.abort();
         await new Promise<void>((done) => {
           // Requests in flight finish; connections that fall idle are closed as they do.
           const sweep = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);

@@ -1,6 +1,6 @@
 /** Deliveries through the API: asking for one, reading the log, delivering again. */
 
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { badRequest, notFound } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
@@ -173,29 +173,34 @@ export async function listDeliveries(
     .limit(limit + 1)
     .execute();
   const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    deliveries: await withAttempts(ctx.db, page),
+    nextCursor: rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.id}`).toString('base64url') : null,
+  };
+}
+
+/** The views of deliveries, each with its attempts (read in one query). */
+export async function withAttempts(db: Kysely<Database>, rows: Database['deliveries'][]): Promise<DeliveryView[]> {
   const attempts =
-    page.length === 0
+    rows.length === 0
       ? []
-      : await ctx.db
+      : await db
           .selectFrom('delivery_attempts')
           .selectAll()
           .where(
             'delivery_id',
             'in',
-            page.map((r) => r.id),
+            rows.map((r) => r.id),
           )
           .orderBy('number')
           .execute();
-  const last = page.at(-1);
-  return {
-    deliveries: page.map((row) =>
-      view(
-        row,
-        attempts.filter((a) => a.delivery_id === row.id),
-      ),
+  return rows.map((row) =>
+    view(
+      row,
+      attempts.filter((a) => a.delivery_id === row.id),
     ),
-    nextCursor: rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.id}`).toString('base64url') : null,
-  };
+  );
 }
 
 function view(row: Database['deliveries'], attempts: Selectable<Database['delivery_attempts']>[]): DeliveryView {

@@ -16,6 +16,7 @@ import { ApiError, unauthorized } from '../errors.js';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
+import { listDispatches } from '../services/dispatch-log.js';
 import type { Dispatcher } from '../services/dispatcher.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import { installationPage } from '../services/installation-page.js';
@@ -49,6 +50,7 @@ import { InstallationRead, IntegrationPage } from './page-schemas.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
 import * as S from './schemas.js';
 import { sessionRoutes } from './session-routes.js';
+import { streamRoutes } from './stream-routes.js';
 import { describeValidationError } from './validation-error.js';
 
 export interface AppOptions {
@@ -59,6 +61,8 @@ export interface AppOptions {
   version: string;
   /** The built dashboard to serve at `/` (default: `@portico/dashboard`'s dist). */
   dashboardDir?: string | undefined;
+  /** Aborted when the server stops: open event streams end. */
+  closing?: AbortSignal | undefined;
 }
 
 /** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
@@ -586,30 +590,7 @@ export function createApp(options: AppOptions) {
       request: { params: z.object({ id: z.string() }) },
       responses: { 200: jsonAnswer(z.array(S.DispatchRecord)), ...errorResponses },
     }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      await authorizedInstallation(ctx, await principal(c), id);
-      const rows = await ctx.db
-        .selectFrom('dispatches')
-        .selectAll()
-        .where('installation_id', '=', id)
-        .orderBy('id', 'desc')
-        .limit(100)
-        .execute();
-      return c.json(
-        rows.map((r) => ({
-          eventId: r.event_id,
-          type: r.event_type,
-          host: r.host,
-          status: r.status,
-          durationMs: r.duration_ms,
-          error: r.error,
-          logs: JSON.parse(r.logs) as string[],
-          at: new Date(r.at).toISOString(),
-        })),
-        200,
-      );
-    },
+    async (c) => c.json(await listDispatches(ctx, await principal(c), c.req.valid('param').id), 200),
   );
 
   // Webhook deliveries and signing secrets.
@@ -754,6 +735,7 @@ export function createApp(options: AppOptions) {
   orgRoutes(app, deps);
   directoryRoutes(app, deps);
   oauthStartRoutes(app, deps);
+  streamRoutes(app, deps, { closing: options.closing });
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

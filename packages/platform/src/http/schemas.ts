@@ -254,6 +254,7 @@ export const Rendered = z
 
 export const DispatchRecord = z
   .object({
+    id: z.number().openapi({ description: 'Increases with each dispatch recorded' }),
     eventId: z.string().nullable(),
     type: z.string(),
     host: z.string(),

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import type { Tuning } from '../config.js';
+import type { PlatformConfig, Tuning } from '../config.js';
 import { type RunningPlatform, type StartOptions, startPlatform } from '../server.js';
 import { currentToken } from '../services/installations.js';
 import { client } from './api.js';
@@ -77,6 +77,8 @@ export interface WebhookWorld {
   site: string;
   /** A client with the space installation's own token. */
   spaceToken: string;
+  /** The settings it was started with (another node on the same PostgreSQL database can use them). */
+  config: PlatformConfig;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,7 @@ export async function startWebhookWorld(
     space,
     site,
     spaceToken: await currentToken(platform.ctx, space),
+    config: { ...config, allowPrivateNetwork, tuning },
     async close() {
       await platform.close();
       await cleanup();
