@@ -6,6 +6,7 @@ import { loadManifest, parseManifest } from '@portico/manifest';
 import { createComponent, createIntegration, decodeEnvelope, encodeEnvelope } from '@portico/runtime';
 import { sign, verify } from '@portico/webhooks';
 import { benchApi } from './bench-api.mjs';
+import { benchDashboard } from './bench-dashboard.mjs';
 import { benchDeliveries, DELIVERY_SETTINGS } from './bench-deliveries.mjs';
 import { benchDispatch } from './bench-dispatch.mjs';
 import { benchIdleMemory, IDLE_SETTINGS } from './bench-idle-memory.mjs';
@@ -231,6 +232,18 @@ const idleRows = idleResults.map(
 );
 for (const row of idleRows) console.log(row);
 
+console.log('Dashboard (bundle size; time to interactive of an installation page in Chromium)…');
+const dashboard = await benchDashboard();
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const dashboardRows = [
+  `| JavaScript (${dashboard.sizes.js.files} file${dashboard.sizes.js.files === 1 ? '' : 's'}) | ${kib(dashboard.sizes.js.raw)} | ${kib(dashboard.sizes.js.gzip)} |`,
+  `| CSS (${dashboard.sizes.css.files} file${dashboard.sizes.css.files === 1 ? '' : 's'}) | ${kib(dashboard.sizes.css.raw)} | ${kib(dashboard.sizes.css.gzip)} |`,
+];
+const ttiRows = dashboard.skipped
+  ? [`| not measured: ${dashboard.skipped} | — | — |`]
+  : [`| \`/installations/{id}\` of a webhook space installation | ${lat(dashboard.cold)} | ${lat(dashboard.warm)} |`];
+for (const row of [...dashboardRows, ...ttiRows]) console.log(row);
+
 const Q = QUEUE_SETTINGS;
 console.log(`Job queue baselines (BullMQ on Redis, graphile-worker on PostgreSQL)…`);
 const queueResults = await benchQueues();
@@ -384,6 +397,24 @@ processes sharing them.
 | Store | Server at start (no worker) | Dispatches each | Server with the workers | workerd processes | Their RSS (sum) | Their PSS (sum) | Server + workerd RSS | Server after the idle timeout |
 |---|---|---|---|---|---|---|---|---|
 ${idleRows.join('\n')}
+
+## Dashboard
+
+The built web app (\`packages/dashboard/dist\`), gzip at level 9:
+
+| Assets | Size | gzip |
+|---|---|---|
+${dashboardRows.join('\n')}
+
+Time to interactive: Debian's Chromium (headless, driven by playwright-core) signed in as an organization
+admin, from the start of the navigation until the page's configuration form (its **Save** button) and its
+**Deliveries** region are on screen, that is, the page's data has arrived and is rendered; the median of
+${dashboard.loads ?? '—'} loads with an empty cache (a new browser profile each time) and of as many with a warm one (the
+same profile). The server is \`portico serve\` (SQLite) on this machine.
+
+| Page | Empty cache | Warm cache |
+|---|---|---|
+${ttiRows.join('\n')}
 
 ## Job queue baselines
 
