@@ -98,7 +98,8 @@ export function SwitchView({ element, interaction }: { element: SwitchElement; i
       }}
     >
       <span className="track" aria-hidden="true" />
-      {element.state}
+      {/* ContentKit gives a switch no label: its state key names it, and the integration's text beside it shows. */}
+      <span className="visually-hidden">{element.state}</span>
     </Switch>
   );
 }

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { run } from 'portico';
-import { expect } from 'vitest';
 import { type RunningPlatform, startPlatform } from '../../../platform/src/server.js';
 import { client } from '../../../platform/src/test-support/api.js';
 import { launchChromium } from './browser.js';
@@ -115,5 +114,5 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.goto(`${url}/`);
   await page.getByLabel('API token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }

@@ -15,12 +15,14 @@ import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { EnumWidget } from './widgets/enum-widget';
 import type { FormContext } from './widgets/form-context';
+import { BaseInputTemplate, ConfigurationFormTag, FieldTemplate, ObjectFieldTemplate } from './widgets/templates';
 import { ToggleWidget } from './widgets/toggle-widget';
 
 type Values = Record<string, unknown>;
 
 const widgets = { enumSelect: EnumWidget, toggle: ToggleWidget };
 const fields = {};
+const templates = { FieldTemplate, ObjectFieldTemplate, BaseInputTemplate };
 
 export function ConfigurationForm({ installation }: { installation: InstallationPage }) {
   const client = useQueryClient();
@@ -55,6 +57,8 @@ export function ConfigurationForm({ installation }: { installation: Installation
     onSuccess(result) {
       setValues(withoutButtons(result.configuration, buttons));
       void client.invalidateQueries({ queryKey: keys.installation(installation.id) });
+      // The integration's own screens render from the configuration: draw them again.
+      void client.invalidateQueries({ queryKey: ['render', installation.id] });
     },
   });
   const serverErrors = save.data?.errors ?? installation.errors;
@@ -91,13 +95,14 @@ export function ConfigurationForm({ installation }: { installation: Installation
         validator={validator}
         widgets={widgets}
         fields={fields}
+        templates={templates}
+        tagName={ConfigurationFormTag}
         extraErrors={extraErrors}
         showErrorList={false}
         noValidate
         noHtml5Validate
         onChange={(event) => setValues((event.formData ?? {}) as Values)}
         onSubmit={submit}
-        aria-label="Configuration"
       >
         <div className="row">
           <Button type="submit" className="button primary" isPending={save.isPending}>

@@ -20,9 +20,10 @@ import { TimeText } from '../../components/time-text';
 
 const STATUSES = [
   { id: 'any', label: 'Any status' },
-  { id: 'pending', label: 'pending' },
-  { id: 'delivered', label: 'delivered' },
-  { id: 'failed', label: 'failed' },
+  // Not the bare status words: those name the installation's status on the same page.
+  { id: 'pending', label: 'Pending only' },
+  { id: 'delivered', label: 'Delivered only' },
+  { id: 'failed', label: 'Failed only' },
 ];
 
 /** The webhook deliveries: filters, each delivery with every attempt, Redeliver, and Recover failed since…. */
@@ -32,7 +33,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      <div className="row">
+      <div className="filters">
         <Select
           selectedKey={filter.status ?? 'any'}
           onSelectionChange={(key) =>

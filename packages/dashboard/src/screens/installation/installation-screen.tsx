@@ -87,7 +87,10 @@ function ScreenComponents({
   return (
     <div className="stack">
       {components.map((component) => (
-        <section key={component.id} aria-label={component.title}>
+        <section key={component.id} aria-labelledby={`component-${component.id}`}>
+          <h3 className="component-title" id={`component-${component.id}`}>
+            {component.title}
+          </h3>
           <ComponentFrame installationId={installationId} componentId={component.id} title={component.title} />
         </section>
       ))}

@@ -38,7 +38,7 @@ export function PlacesPanel({ installation }: { installation: InstallationPage }
               <Link to={`/installations/${encodeURIComponent(child.id)}`}>
                 {child.target.type} {child.target.id}
               </Link>{' '}
-              <StatusText status={child.status} />
+              <StatusText status={child.status} label={`${child.target.type} ${child.target.id}`} />
             </li>
           ))}
         </ul>

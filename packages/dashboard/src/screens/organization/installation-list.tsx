@@ -14,7 +14,7 @@ export function InstallationList({ installations, empty }: { installations: Inst
             <h3>
               <Link to={`/installations/${encodeURIComponent(installation.id)}`}>{installation.integrationTitle}</Link>
             </h3>
-            <StatusText status={installation.status} />
+            <StatusText status={installation.status} label={installation.integrationTitle} />
             {installation.status === 'pending' && installation.errors.length > 0 ? (
               <p className="muted">{installation.errors.length} setting(s) missing</p>
             ) : null}

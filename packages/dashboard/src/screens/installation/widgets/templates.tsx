@@ -1,0 +1,81 @@
+/**
+ * rjsf templates for a plain form: each field labels itself (so a label is never drawn twice), no
+ * fieldset around the root, and text and number inputs as native, labelled inputs.
+ */
+import {
+  ariaDescribedByIds,
+  type BaseInputTemplateProps,
+  descriptionId,
+  type FieldTemplateProps,
+  getInputProps,
+  type ObjectFieldTemplateProps,
+} from '@rjsf/utils';
+import type { ComponentProps } from 'react';
+
+export function FieldTemplate({ children, errors, help, hidden }: FieldTemplateProps) {
+  if (hidden) return <div hidden>{children}</div>;
+  return (
+    <div className="field">
+      {children}
+      {errors}
+      {help}
+    </div>
+  );
+}
+
+export function ObjectFieldTemplate({ properties }: ObjectFieldTemplateProps) {
+  return <div className="stack">{properties.map((property) => property.content)}</div>;
+}
+
+export function BaseInputTemplate(props: BaseInputTemplateProps) {
+  const {
+    id,
+    label,
+    value,
+    onChange,
+    onBlur,
+    onFocus,
+    required,
+    disabled,
+    readonly,
+    schema,
+    type,
+    options,
+    rawErrors,
+  } = props;
+  const inputProps = getInputProps(schema, type, options);
+  const described = typeof schema.description === 'string' && schema.description !== '';
+  return (
+    <>
+      <label htmlFor={id}>
+        {label}
+        {required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      {described ? (
+        <span id={descriptionId(id)} className="description">
+          {schema.description}
+        </span>
+      ) : null}
+      <input
+        id={id}
+        name={id}
+        className="input"
+        {...inputProps}
+        value={value === undefined || value === null ? '' : value}
+        required={required}
+        disabled={disabled}
+        readOnly={readonly}
+        aria-invalid={rawErrors?.length ? true : undefined}
+        aria-describedby={ariaDescribedByIds(id, described)}
+        onChange={(event) => onChange(event.target.value === '' ? options.emptyValue : event.target.value)}
+        onBlur={(event) => onBlur(id, event.target.value)}
+        onFocus={(event) => onFocus(id, event.target.value)}
+      />
+    </>
+  );
+}
+
+/** The form element, named for assistive technology (rjsf renders a bare `<form>`). */
+export function ConfigurationFormTag(props: ComponentProps<'form'>) {
+  return <form {...props} aria-label="Configuration" />;
+}

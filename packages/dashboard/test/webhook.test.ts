@@ -1,0 +1,122 @@
+/**
+ * A webhook installation's page in Chromium: configure it through the generated form, then the
+ * Deliveries region (a delivery appears after an event, every attempt, Redeliver, Recover failed
+ * since…), the signing secret (Reveal, Rotate) and Send test event.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedReceiver } from '../../platform/src/test-support/webhook-world.js';
+import { screenshot } from './support/browser.js';
+import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
+
+let world: DashboardWorld;
+let page: Page;
+let receiver: ScriptedReceiver;
+let spaceInstallation: string;
+
+beforeAll(async () => {
+  world = await startDashboardWorld();
+  receiver = new ScriptedReceiver();
+  await receiver.start();
+  page = await world.page();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await signIn(page, world.url, world.tokens.ada);
+}, 120_000);
+
+afterAll(async () => {
+  await world?.close();
+  await receiver?.close();
+});
+
+const deliveries = () => page.getByRole('region', { name: 'Deliveries' });
+const rows = () => deliveries().locator('tbody tr[data-delivery]');
+const form = () => page.getByRole('form', { name: 'Configuration' });
+
+async function emit(revisionId: string) {
+  const answer = await world.admin('POST', '/v1/events', {
+    type: 'space_content_updated',
+    spaceId: 'docs',
+    revisionId,
+    eventId: `event-${revisionId}`,
+  });
+  expect(answer.status).toBe(202);
+}
+
+describe('a webhook installation', () => {
+  it('is installed into a space and configured through its form', async () => {
+    await page.goto(`${world.url}/integrations/webhook`);
+    await page.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByText('Docs', { exact: true }).click();
+    await page.getByRole('button', { name: 'Save spaces' }).click();
+    await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'space docs' }).click();
+    await page.getByText('pending', { exact: true }).waitFor();
+    spaceInstallation = page.url().split('/').pop() as string;
+
+    await form()
+      .getByLabel('Webhook URL')
+      .fill(receiver.script('/hooks', [200]));
+    // React Aria's switch is a label around a visually hidden input: a person clicks the label.
+    await form().getByText('Content updates (spaces)').click();
+    expect(await form().getByRole('switch', { name: 'Content updates (spaces)' }).isChecked()).toBe(true);
+    await form().getByRole('button', { name: 'Save' }).click();
+    await page.getByText('active', { exact: true }).waitFor();
+  });
+
+  it('shows a delivery after an event, with its attempts, and redelivers it', async () => {
+    await emit('r1');
+    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    expect(await rows().count()).toBe(1);
+    const first = rows().first();
+    expect(await first.textContent()).toContain('event-r1');
+    await first.getByText('1 attempt(s)').click();
+    expect(await first.locator('details table tbody tr').count()).toBe(1);
+    expect(await first.locator('details table tbody tr td').nth(2).textContent()).toBe('200');
+    expect(receiver.received.filter((r) => r.path === '/hooks')).toHaveLength(1);
+
+    await first.getByRole('button', { name: 'Redeliver', exact: true }).click();
+    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(2);
+    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    expect(await rows().first().textContent()).toContain('redelivery of');
+    const bodies = receiver.received.filter((r) => r.path === '/hooks').map((r) => JSON.parse(r.body).eventId);
+    expect(bodies).toEqual(['event-r1', 'event-r1']);
+    await screenshot(page, 'webhook-deliveries');
+  });
+
+  it('filters the deliveries by status', async () => {
+    await deliveries()
+      .getByRole('button', { name: /Status/ })
+      .click();
+    await page.getByRole('option', { name: 'Failed only' }).click();
+    await deliveries().getByText('No delivery matches.').waitFor();
+    await deliveries()
+      .getByRole('button', { name: /Status/ })
+      .click();
+    await page.getByRole('option', { name: 'Any status' }).click();
+    await expect.poll(() => rows().count()).toBe(2);
+  });
+
+  it('reveals the signing secret and rotates it, saying how long the old one still signs', async () => {
+    const region = page.getByRole('region', { name: 'Signing secret' });
+    expect(await region.textContent()).toMatch(/24 hours/);
+    expect(await region.locator('code.secret').count()).toBe(0);
+    await region.getByRole('button', { name: 'Reveal', exact: true }).click();
+    const current = (await world.as(world.tokens.ada)('GET', `/v1/installations/${spaceInstallation}/signing-secret`))
+      .body.secret as string;
+    await region.getByText(current).waitFor();
+
+    await region.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await region.getByText(/Rotated: the previous secret also signs until/).waitFor();
+    const rotated = (await world.as(world.tokens.ada)('GET', `/v1/installations/${spaceInstallation}/signing-secret`))
+      .body.secret as string;
+    expect(rotated).not.toBe(current);
+    await region.getByText(rotated).waitFor();
+  });
+
+  it('sends a test event from the integration’s own configuration screen', async () => {
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText(/Test event test_.* is on its way/).waitFor();
+    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(3);
+    await rows().first().getByText('webhook_test').waitFor();
+  });
+});
