@@ -7,6 +7,7 @@ import { type Logger, pino } from 'pino';
 import { BUILTINS, publishBuiltins } from './builtins.js';
 import { type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
+import { RecoveryRunner } from './delivery/recoveries.js';
 import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
 import { RemoteHost } from './hosts/remote-host.js';
@@ -37,6 +38,8 @@ export interface RunningPlatform {
   deliveries: DeliveryEngine;
   /** Deletes finished work older than `tuning.retentionMs` in the background. */
   retention: RetentionPruner;
+  /** Works recover-since jobs in the background. */
+  recoveries: RecoveryRunner;
   /** Stops taking connections, finishes requests in flight, closes the database. */
   close(): Promise<void>;
 }
@@ -143,6 +146,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
   await deliveries.adoptOlderDeliveries();
+  const recoveries = new RecoveryRunner({ ctx, logger });
   // Aborted when the server stops: open event streams end (else closing would wait for them).
   const stopping = new AbortController();
   const app: ReturnType<typeof createApp> = createApp({
@@ -153,6 +157,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     version: VERSION,
     dashboardDir: options.dashboardDir,
     closing: stopping.signal,
+    recoveries,
   });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
@@ -167,6 +172,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const retention = new RetentionPruner({ ctx, retentionMs: tuning.retentionMs, logger });
   retention.start();
   deliveries.start();
+  recoveries.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -179,6 +185,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     dispatcher,
     deliveries,
     retention,
+    recoveries,
     close() {
       closing ??= (async () => {
         stopping.abort();
@@ -194,6 +201,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         // Dispatches in flight get a grace period; those still waiting after it (behind a worker
         // that does not answer) end when the hosts close, and their rows go out again later.
         await dispatcher.stop(SHUTDOWN_GRACE_MS);
+        await recoveries.stop();
         await deliveries.stop();
         await retention.stop();
         await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);

@@ -114,13 +114,24 @@ export async function redeliver(ctx: ServiceContext, principal: Principal, deliv
   await authorizedInstallation(ctx, principal, original.installation_id);
   const endpoint = await endpointFor(ctx, original.installation_id, original.url);
   if (endpoint.disabled_at !== null) throw endpointDisabled(original.installation_id, endpoint);
-  const now = ctx.now();
-  const row = {
+  const row = redeliveryOf(original, endpoint, ctx.now());
+  await ctx.db.insertInto('deliveries').values(row).execute();
+  ctx.deliveries.wake();
+  return view(row, []);
+}
+
+/** A new delivery of `original`: the same body and eventId, to its endpoint now, linked to it. */
+export function redeliveryOf(
+  original: Database['deliveries'],
+  endpoint: { id: string; destination: string },
+  now: number,
+): Database['deliveries'] {
+  return {
     ...original,
     endpoint_id: endpoint.id,
     destination: endpoint.destination,
     id: newId('dlv'),
-    status: 'pending' as const,
+    status: 'pending',
     attempts: 0,
     next_attempt_at: now,
     claimed_until: null,
@@ -129,9 +140,6 @@ export async function redeliver(ctx: ServiceContext, principal: Principal, deliv
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.insertInto('deliveries').values(row).execute();
-  ctx.deliveries.wake();
-  return view(row, []);
 }
 
 export async function listDeliveries(

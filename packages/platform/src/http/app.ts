@@ -47,6 +47,7 @@ import { directoryRoutes } from './directory-routes.js';
 import { oauthStartRoutes } from './oauth-start-routes.js';
 import { orgRoutes } from './org-routes.js';
 import { InstallationRead, IntegrationPage } from './page-schemas.js';
+import { recoveryRoutes } from './recovery-routes.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
 import * as S from './schemas.js';
 import { sessionRoutes } from './session-routes.js';
@@ -63,6 +64,8 @@ export interface AppOptions {
   dashboardDir?: string | undefined;
   /** Aborted when the server stops: open event streams end. */
   closing?: AbortSignal | undefined;
+  /** Told when a recovery starts, so this node works it at once. */
+  recoveries?: { wake(): void } | undefined;
 }
 
 /** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
@@ -736,6 +739,7 @@ export function createApp(options: AppOptions) {
   directoryRoutes(app, deps);
   oauthStartRoutes(app, deps);
   streamRoutes(app, deps, { closing: options.closing });
+  recoveryRoutes(app, deps, options.recoveries);
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

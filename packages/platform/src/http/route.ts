@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { badRequest } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import type { Dispatcher } from '../services/dispatcher.js';
 import { ErrorBody } from './schemas.js';
@@ -38,4 +39,16 @@ export interface RouteDeps {
   dispatcher: Dispatcher;
   /** The caller: its bearer token, else its session cookie (whose CSRF token is checked on changes). */
   principal(c: Context): Promise<Principal>;
+}
+
+/** A time given as an ISO 8601 string or Unix milliseconds (`name` says where, in the error). */
+export function parseTime(text: string | number, name: string): number {
+  const value = typeof text === 'number' ? text : /^\d{1,15}$/.test(text) ? Number(text) : Date.parse(text);
+  if (!Number.isFinite(value) || value < 0) {
+    throw badRequest(
+      'invalid_time',
+      `${name} must be an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) or Unix milliseconds, got ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
 }

@@ -12,7 +12,7 @@ import { streamSSE } from 'hono/streaming';
 import { ApiError, badRequest } from '../errors.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { LiveFeed, type LiveType, parseCursor } from '../services/live-feed.js';
-import { bearer, errorResponses, type RouteDeps } from './route.js';
+import { bearer, errorResponses, parseTime, type RouteDeps } from './route.js';
 
 /** How often an open stream reads what changed. */
 export const POLL_MS = 1000;
@@ -24,18 +24,6 @@ export interface StreamOptions {
   /** Aborted when the server stops: every open stream ends. */
   closing?: AbortSignal | undefined;
   heartbeatMs?: number | undefined;
-}
-
-/** A time given as an ISO 8601 string or Unix milliseconds. */
-export function parseTime(text: string, name: string): number {
-  const value = /^\d{1,15}$/.test(text) ? Number(text) : Date.parse(text);
-  if (!Number.isFinite(value)) {
-    throw badRequest(
-      'invalid_time',
-      `${name} must be an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) or Unix milliseconds, got "${text}"`,
-    );
-  }
-  return value;
 }
 
 export function streamRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, options: StreamOptions = {}) {

@@ -33,6 +33,8 @@
  *   last success); one that failed every attempt for long enough is disabled until re-enabled.
  * - destination: the scheme, host and port of an endpoint: the unit that caps attempts under way,
  *   so one slow receiver cannot take the delivery engine.
+ * - recovery: a recover-since job that redelivers an installation's failed deliveries of a time
+ *   window in the background, with its progress; durable, resumed by any node after a stop.
  * - signing secret: the installation's HMAC key for `X-Platform-Signature`; after a rotation the
  *   old one keeps signing for 24 h.
  *
@@ -213,6 +215,30 @@ export interface Database {
     status: number | null;
     refused: string | null;
     at: number;
+  };
+  recoveries: {
+    id: string;
+    installation_id: string;
+    /** The window of delivery creation times: [since, until). */
+    since: number;
+    until: number;
+    status: 'running' | 'done' | 'failed';
+    /** Failed deliveries in the window when the job was made (done + errors once it ends). */
+    total: number;
+    /** Redelivered so far. */
+    done: number;
+    /** Could not be redelivered (a disabled endpoint). */
+    errors: number;
+    last_error: string | null;
+    /** The last delivery handled, in (created_at, id) order: a resumed job goes on after it. */
+    cursor_created_at: number | null;
+    cursor_id: string | null;
+    /** A node works the job until then (a lease: a stopped node's job is taken over). */
+    claimed_until: number | null;
+    created_by: string;
+    created_at: number;
+    updated_at: number;
+    finished_at: number | null;
   };
   sessions: {
     id_hash: string;
