@@ -1,10 +1,9 @@
 /** The pages: everything but sign-in needs a session; a `#code=` fragment signs in first. */
+import { lazy, Suspense } from 'react';
 import { Route, Routes } from 'react-router';
 import { ErrorNote } from './components/error-note';
 import { Loading } from './components/loading';
 import { HomeScreen } from './screens/home/home-screen';
-import { InstallationScreen } from './screens/installation/installation-screen';
-import { IntegrationScreen } from './screens/integration/integration-screen';
 import { IntegrationsScreen } from './screens/integrations/integrations-screen';
 import { AppLayout } from './screens/layout/app-layout';
 import { NotFoundScreen } from './screens/layout/not-found-screen';
@@ -12,8 +11,16 @@ import { OrganizationScreen } from './screens/organization/organization-screen';
 import { SignInScreen } from './screens/sign-in/sign-in-screen';
 import { useCodeFromFragment } from './screens/sign-in/use-code-from-fragment';
 import { SiteScreen } from './screens/space/site-screen';
-import { SpaceScreen } from './screens/space/space-screen';
 import { useSession } from './session/session';
+
+// Screens with heavy parts (the form generator, Markdown, the ContentKit renderer) load when first opened.
+const InstallationScreen = lazy(() =>
+  import('./screens/installation/installation-screen').then((m) => ({ default: m.InstallationScreen })),
+);
+const IntegrationScreen = lazy(() =>
+  import('./screens/integration/integration-screen').then((m) => ({ default: m.IntegrationScreen })),
+);
+const SpaceScreen = lazy(() => import('./screens/space/space-screen').then((m) => ({ default: m.SpaceScreen })));
 
 export function App() {
   const fragment = useCodeFromFragment();
@@ -22,17 +29,19 @@ export function App() {
   if (session.isError) return <ErrorNote error={session.error} />;
   if (session.data === null) return <SignInScreen error={fragment.error} />;
   return (
-    <Routes>
-      <Route element={<AppLayout session={session.data} />}>
-        <Route index element={<HomeScreen />} />
-        <Route path="orgs/:org" element={<OrganizationScreen />} />
-        <Route path="integrations" element={<IntegrationsScreen />} />
-        <Route path="integrations/:name" element={<IntegrationScreen />} />
-        <Route path="installations/:id" element={<InstallationScreen />} />
-        <Route path="spaces/:id" element={<SpaceScreen />} />
-        <Route path="sites/:id" element={<SiteScreen />} />
-        <Route path="*" element={<NotFoundScreen />} />
-      </Route>
-    </Routes>
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route element={<AppLayout session={session.data} />}>
+          <Route index element={<HomeScreen />} />
+          <Route path="orgs/:org" element={<OrganizationScreen />} />
+          <Route path="integrations" element={<IntegrationsScreen />} />
+          <Route path="integrations/:name" element={<IntegrationScreen />} />
+          <Route path="installations/:id" element={<InstallationScreen />} />
+          <Route path="spaces/:id" element={<SpaceScreen />} />
+          <Route path="sites/:id" element={<SiteScreen />} />
+          <Route path="*" element={<NotFoundScreen />} />
+        </Route>
+      </Routes>
+    </Suspense>
   );
 }

@@ -32,6 +32,11 @@ const deliveries = () => page.getByRole('region', { name: 'Deliveries' });
 const rows = () => deliveries().locator('tbody tr[data-delivery]');
 const form = () => page.getByRole('form', { name: 'Configuration' });
 
+/** A time as a datetime-local input takes it, in the browser's (and this machine's) time zone. */
+function localInput(date: Date): string {
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
 async function emit(revisionId: string) {
   const answer = await world.admin('POST', '/v1/events', {
     type: 'space_content_updated',
@@ -63,7 +68,9 @@ describe('a webhook installation', () => {
     await page.getByText('active', { exact: true }).waitFor();
   });
 
-  it('shows a delivery after an event, with its attempts, and redelivers it', async () => {
+  it('shows a delivery live after an event, with its attempts, and redelivers it', async () => {
+    // The page follows the installation's stream (server-sent events): no reload, no polling.
+    await page.getByText(/what the platform sent to the integration, live/i).waitFor();
     await emit('r1');
     await rows().first().getByText('delivered', { exact: true }).waitFor();
     expect(await rows().count()).toBe(1);
@@ -83,17 +90,43 @@ describe('a webhook installation', () => {
     await screenshot(page, 'webhook-deliveries');
   });
 
-  it('filters the deliveries by status', async () => {
+  it('recovers failed deliveries since a time, showing the job’s progress', async () => {
+    // The receiver fails every attempt: the delivery is retried (1 s, 2 s, 4 s), then failed.
+    receiver.script('/hooks', [500]);
+    await emit('r2');
+    await rows().first().getByText('failed', { exact: true }).waitFor({ timeout: 20_000 });
+    expect(await rows().first().textContent()).toContain('event-r2');
+    await rows().first().getByText('4 attempt(s)').waitFor();
+
+    receiver.script('/hooks', [200]);
+    const recover = page.getByRole('region', { name: 'Recover failed deliveries' });
+    await recover.getByLabel('Failed since').fill(localInput(new Date(Date.now() - 3600_000)));
+    await recover.getByRole('button', { name: 'Recover failed since…' }).click();
+    await recover.getByText('1 of 1 failed deliveries redelivered').waitFor();
+    await expect.poll(() => recover.getByRole('status').textContent()).toMatch(/Recovery: done/);
+    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    expect(await rows().first().textContent()).toContain('event-r2');
+    expect(await rows().first().textContent()).toContain('redelivery of');
+  }, 40_000);
+
+  it('filters the deliveries by status and by event', async () => {
     await deliveries()
       .getByRole('button', { name: /Status/ })
       .click();
     await page.getByRole('option', { name: 'Failed only' }).click();
-    await deliveries().getByText('No delivery matches.').waitFor();
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().textContent()).toContain('event-r2');
     await deliveries()
       .getByRole('button', { name: /Status/ })
       .click();
     await page.getByRole('option', { name: 'Any status' }).click();
+    await expect.poll(() => rows().count()).toBe(4);
+    await deliveries().getByLabel('Event ID').fill('event-r1');
     await expect.poll(() => rows().count()).toBe(2);
+    await deliveries().getByLabel('Event ID').fill('event-none');
+    await deliveries().getByText('No delivery matches.').waitFor();
+    await deliveries().getByLabel('Event ID').fill('');
+    await expect.poll(() => rows().count()).toBe(4);
   });
 
   it('reveals the signing secret and rotates it, saying how long the old one still signs', async () => {
@@ -116,7 +149,7 @@ describe('a webhook installation', () => {
   it('sends a test event from the integration’s own configuration screen', async () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText(/Test event test_.* is on its way/).waitFor();
-    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(3);
+    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(5);
     await rows().first().getByText('webhook_test').waitFor();
   });
 });

@@ -13,6 +13,7 @@ import { Button } from 'react-aria-components';
 import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
 import type { FormContext } from './widgets/form-context';
 import { BaseInputTemplate, ConfigurationFormTag, FieldTemplate, ObjectFieldTemplate } from './widgets/templates';
@@ -21,7 +22,7 @@ import { ToggleWidget } from './widgets/toggle-widget';
 type Values = Record<string, unknown>;
 
 const widgets = { enumSelect: EnumWidget, toggle: ToggleWidget };
-const fields = {};
+const fields = { connect: ConnectField };
 const templates = { FieldTemplate, ObjectFieldTemplate, BaseInputTemplate };
 
 export function ConfigurationForm({ installation }: { installation: InstallationPage }) {

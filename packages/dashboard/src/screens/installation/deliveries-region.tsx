@@ -17,6 +17,7 @@ import { ErrorNote } from '../../components/error-note';
 import { Loading } from '../../components/loading';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
+import { RecoverPanel } from './recover-panel';
 
 const STATUSES = [
   { id: 'any', label: 'Any status' },
@@ -93,6 +94,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
           </table>
         </div>
       ) : null}
+      <RecoverPanel installationId={installationId} />
     </section>
   );
 }
