@@ -42,6 +42,7 @@ import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
 import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
 import { sameSecret } from '../services/tokens.js';
+import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { directoryRoutes } from './directory-routes.js';
 import { oauthStartRoutes } from './oauth-start-routes.js';
@@ -740,6 +741,7 @@ export function createApp(options: AppOptions) {
   oauthStartRoutes(app, deps);
   streamRoutes(app, deps, { closing: options.closing });
   recoveryRoutes(app, deps, options.recoveries);
+  completionRoutes(app, deps);
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

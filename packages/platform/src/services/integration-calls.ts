@@ -12,7 +12,8 @@ import { authorizedInstallation, loadInstallation } from './installations.js';
 import { loadIntegration } from './integrations.js';
 import { oauthGate } from './oauth-starts.js';
 
-function hostFailure(error: unknown): never {
+/** A host's failure as the API's error (502, or 504 for a timeout). */
+export function hostFailure(error: unknown): never {
   if (error instanceof HostError) {
     throw new ApiError(error.failure === 'timeout' ? 504 : 502, `integration_${error.failure}`, error.message);
   }
@@ -57,7 +58,8 @@ export async function callPublicEndpoint(
   if (gate.kind === 'start') url.search = gate.search;
   const headers = [...request.headers].flatMap(([name, value]): [string, string][] => {
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP_HEADERS.has(lower)) return [];
+    // The platform's own headers (X-Portico-Completion) come only from the platform.
+    if (HOP_BY_HOP_HEADERS.has(lower) || lower.startsWith('x-portico-')) return [];
     if (lower !== 'cookie') return [[name, value]];
     const kept = value
       .split(';')
