@@ -21,6 +21,6 @@ export type { Principal, ServiceContext } from './services/context.js';
 export type { DispatchView } from './services/dispatch-log.js';
 export { currentToken } from './services/installations.js';
 export { type LiveEvent, LiveFeed, type LiveType } from './services/live-feed.js';
-export { createSignInCode } from './services/sessions.js';
+export { createSignInCode, SIGN_IN_CODE_TTL_MS } from './services/sessions.js';
 export { openDatabase } from './storage/database.js';
 export { migrate } from './storage/migrate.js';

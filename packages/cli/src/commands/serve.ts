@@ -1,8 +1,10 @@
 import {
   ConfigError,
   configFromEnv,
+  createSignInCode,
   type PlatformConfig,
   parseTuningValue,
+  SIGN_IN_CODE_TTL_MS,
   startPlatform,
   TUNING_SETTINGS,
 } from '@portico/platform';
@@ -67,14 +69,29 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
     io.err(`portico serve: ${message}\n`);
     return 1;
   }
-  // One write, so whoever reads the banner gets both lines together.
+  // On the first start, a one-time sign-in link for the operator. The code is in the URL's
+  // fragment, which browsers never send, so it stays out of every log; the dashboard exchanges it
+  // for a session and removes it from the address bar.
+  let dashboard = `Dashboard: ${platform.url}/\n`;
+  if (platform.adminTokenGenerated) {
+    try {
+      const code = await createSignInCode(platform.ctx);
+      dashboard =
+        `Dashboard: ${platform.url}/#code=${code}\n` +
+        `  (a one-time sign-in link, valid for ${SIGN_IN_CODE_TTL_MS / 60_000} minutes; afterwards sign in with the admin token)\n`;
+    } catch (error) {
+      logger.warn({ err: error }, 'could not make a sign-in link; sign in with the admin token');
+    }
+  }
+  // One write, so whoever reads the banner gets every line together.
   io.err(
     `\nPortico is running at ${platform.url}\n` +
       (platform.adminTokenGenerated
-        ? `Admin token (shown once; kept in ${config.dataDir}/admin-token): ${platform.adminToken}\n\n`
+        ? `Admin token (shown once; kept in ${config.dataDir}/admin-token): ${platform.adminToken}\n`
         : config.adminToken !== undefined
-          ? 'Admin token: the one in PORTICO_ADMIN_TOKEN\n\n'
-          : `Admin token: in ${config.dataDir}/admin-token\n\n`),
+          ? 'Admin token: the one in PORTICO_ADMIN_TOKEN\n'
+          : `Admin token: in ${config.dataDir}/admin-token\n`) +
+      `${dashboard}\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
