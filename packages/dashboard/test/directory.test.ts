@@ -21,6 +21,8 @@ describe('the integration directory', () => {
   it('lists what the person may install, and hides another organization’s private integration', async () => {
     const ada = await world.page();
     await signIn(ada, world.url, world.tokens.ada);
+    await ada.getByRole('link', { name: 'Acme' }).first().waitFor();
+    await screenshot(ada, 'overview');
     await ada.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Integrations' }).click();
     await ada.getByRole('link', { name: 'Showcase' }).waitFor();
     const listed = ada.getByRole('list', { name: 'Integrations you may install' }).getByRole('heading');
@@ -77,5 +79,14 @@ describe('the integration directory', () => {
     });
     // hello-world's account configuration has defaults for every required property: active at once.
     await page.getByText('active', { exact: true }).waitFor();
+
+    // The organization's page lists it, with its spaces, sites and members.
+    await page.getByRole('link', { name: 'organization acme' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Acme' }).waitFor();
+    await page.getByRole('link', { name: 'Hello World' }).waitFor();
+    await page.getByRole('link', { name: 'Docs' }).waitFor();
+    await page.getByRole('link', { name: 'Site' }).waitFor();
+    expect(await page.getByRole('region', { name: 'Members' }).textContent()).toMatch(/Ada.*admin/);
+    await screenshot(page, 'organization');
   });
 });

@@ -116,6 +116,19 @@ describe('the installation page', () => {
     await screenshot(page, 'installation');
   });
 
+  it('fits a phone’s width: one column, nothing wider than the screen', async () => {
+    const phone = await world.page({ width: 390, height: 844 });
+    await signIn(phone, world.url, world.tokens.ada);
+    await phone.goto(`${world.url}/installations/${installationId}`);
+    await phone.getByRole('form', { name: 'Configuration' }).waitFor();
+    await phone
+      .getByRole('region', { name: 'notes' })
+      .getByText(/note\(s\)/)
+      .waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(phone, 'installation-phone');
+  });
+
   it('installs into a chosen space, whose quick insert menu inserts a block that responds to presses', async () => {
     const spaces = page.getByRole('radiogroup', { name: 'Spaces' });
     // React Aria's radios and checkboxes are labels around visually hidden inputs: a person clicks the label.

@@ -44,6 +44,19 @@ describe('signing in', () => {
     await page.getByLabel('API token').waitFor();
   });
 
+  it('signs in with the keyboard alone', async () => {
+    const page = await world.page();
+    await page.goto(`${world.url}/`);
+    await page.getByLabel('API token').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('password');
+    await page.keyboard.type(world.tokens.ada);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  });
+
   it('says why a wrong token is refused, and stays signed out', async () => {
     const page = await world.page();
     await page.goto(`${world.url}/`);

@@ -13,6 +13,7 @@ import { Button } from 'react-aria-components';
 import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { CompletionWidget } from './widgets/completion-widget';
 import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
 import type { FormContext } from './widgets/form-context';
@@ -21,7 +22,7 @@ import { ToggleWidget } from './widgets/toggle-widget';
 
 type Values = Record<string, unknown>;
 
-const widgets = { enumSelect: EnumWidget, toggle: ToggleWidget };
+const widgets = { enumSelect: EnumWidget, completion: CompletionWidget, toggle: ToggleWidget };
 const fields = { connect: ConnectField };
 const templates = { FieldTemplate, ObjectFieldTemplate, BaseInputTemplate };
 

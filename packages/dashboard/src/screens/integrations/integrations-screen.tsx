@@ -23,7 +23,9 @@ export function IntegrationsScreen() {
             {entry.icon ? (
               <img className="icon" src={entry.icon} alt="" />
             ) : (
-              <span className="icon" aria-hidden="true" />
+              <span className="icon letter" aria-hidden="true">
+                {entry.title.charAt(0)}
+              </span>
             )}
             <div>
               <h2>

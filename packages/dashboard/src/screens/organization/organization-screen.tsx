@@ -23,16 +23,16 @@ export function OrganizationScreen() {
         <Link to="/integrations">Install an integration</Link>
       </p>
       <div className="columns">
-        <div>
-          <h2>Spaces</h2>
+        <section aria-labelledby="spaces-heading">
+          <h2 id="spaces-heading">Spaces</h2>
           <PlaceLinks kind="spaces" places={data.spaces} />
-        </div>
-        <div>
-          <h2>Sites</h2>
+        </section>
+        <section aria-labelledby="sites-heading">
+          <h2 id="sites-heading">Sites</h2>
           <PlaceLinks kind="sites" places={data.sites} />
-        </div>
-        <div>
-          <h2>Members</h2>
+        </section>
+        <section aria-labelledby="members-heading">
+          <h2 id="members-heading">Members</h2>
           <ul>
             {data.members.map((member) => (
               <li key={member.id}>
@@ -40,7 +40,7 @@ export function OrganizationScreen() {
               </li>
             ))}
           </ul>
-        </div>
+        </section>
       </div>
     </section>
   );
