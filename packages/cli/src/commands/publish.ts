@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { formatProblem, loadManifest, MANIFEST_FILE, secretReferences } from '@portico/manifest';
 import { build } from 'esbuild';
+import { BUNDLE_OPTIONS, buildProblems } from '../bundle.js';
 import type { Io } from '../io.js';
 
 export interface PublishOptions {
@@ -43,23 +44,15 @@ export async function publishIntegration(
   let script: string;
   try {
     const bundle = await build({
+      ...BUNDLE_OPTIONS,
+      absWorkingDir: target,
       entryPoints: [resolve(target, manifest.script)],
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      target: 'es2022',
-      write: false,
-      logLevel: 'silent',
     });
     script = bundle.outputFiles[0]?.text ?? '';
   } catch (error) {
-    const errors =
-      (error as { errors?: { text: string; location?: { file: string; line: number; column: number } }[] }).errors ??
-      [];
-    for (const e of errors)
-      io.err(`${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}\n`);
-    return fail(`could not bundle ${manifest.script}${errors.length ? '' : `: ${(error as Error).message}`}`);
+    const problems = buildProblems(error, target, io.cwd);
+    for (const problem of problems) io.err(`${problem}\n`);
+    return fail(`could not bundle ${manifest.script}${problems.length ? '' : `: ${(error as Error).message}`}`);
   }
 
   const secrets: Record<string, string> = {};
