@@ -1,6 +1,7 @@
 import { TUNING_DEFAULTS, TUNING_SETTINGS } from '@portico/platform';
 import { Command, CommanderError, Option } from 'commander';
 import { check } from './commands/check.js';
+import { DEFAULT_DEV_PORT, dev } from './commands/dev.js';
 import { newIntegration } from './commands/new.js';
 import { publishIntegration } from './commands/publish.js';
 import { serve } from './commands/serve.js';
@@ -48,6 +49,28 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     )
     .action(async (dir: string, options) => {
       exitCode = await check(dir, options, io);
+    });
+
+  program
+    .command('dev')
+    .description(
+      'Run the integration in DIR on a local platform, installed in a dev organization, space and site; rebuild and reload it on every change.',
+    )
+    .argument('[dir]', 'directory holding platform-manifest.yaml', '.')
+    .option('--port <port>', `port of the local platform (default ${DEFAULT_DEV_PORT}; the next free one if taken)`)
+    .option('--fresh', 'start over: remove DIR/.portico-dev (its data, tokens and installations) first')
+    .addHelpText(
+      'after',
+      `
+Keeps its data and the admin token in DIR/.portico-dev/ between runs. Secrets named in the
+manifest (\${{ env.NAME }}) are read from the environment or DIR/.env. Prints the dashboard
+link, each installation's public endpoint, a line per reload and per dispatch, and the
+integration's console output. Other portico commands run in DIR reach it without --api/--token.
+Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
+`,
+    )
+    .action(async (dir: string, options) => {
+      exitCode = await dev(dir, options, io);
     });
 
   const serveCommand = program

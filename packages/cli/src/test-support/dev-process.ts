@@ -1,0 +1,115 @@
+/**
+ * The real `portico` binary run as a developer runs it, for tests of long-running commands
+ * (`portico dev`): its output gathered, lines awaited with a deadline, and the process (with
+ * everything below it) ended with the test process, also when that is killed (through
+ * setpriv's parent-death signal, as the workerd host does for its workers).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const bin = new URL('../../dist/bin.js', import.meta.url).pathname;
+const checkout = new URL('../../../../', import.meta.url).pathname;
+
+export interface CliProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Both streams as they came. */
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output from `from` (an offset of output()) on. */
+  waitFor(pattern: RegExp, timeoutMs?: number, from?: number): Promise<RegExpMatchArray>;
+  /** Resolves with the exit code (or the signal) once the process ends. */
+  exited: Promise<number | string>;
+}
+
+export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string> }): CliProcess {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (\`npm test\` does)`);
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable);
+  const command = setpriv
+    ? [setpriv, '--pdeathsig', 'KILL', '--', process.execPath, bin, ...args]
+    : [process.execPath, bin, ...args];
+  const child = spawn(command[0] as string, command.slice(1), {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  let all = '';
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
+  child.stdout?.on('data', (chunk) => {
+    out += chunk;
+    all += chunk;
+    wake();
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+    all += chunk;
+    wake();
+  });
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => {
+      resolve(code ?? signal ?? -1);
+      wake();
+    }),
+  );
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    output: () => all,
+    exited,
+    waitFor(pattern, timeoutMs = 30_000, from = 0) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = all.slice(from).match(pattern);
+          if (match) {
+            done();
+            resolve(match);
+          } else if (ended) {
+            done();
+            reject(new Error(`the process ended before printing ${pattern}:\n${all}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`${pattern} was not printed within ${timeoutMs} ms:\n${all}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/**
+ * Makes the checkout's SDK resolvable from an integration directory outside it
+ * (`node_modules/@portico/runtime` → packages/runtime). Drop once `portico new` writes
+ * dependencies that `npm install` resolves outside the checkout.
+ */
+export function linkCheckoutSdk(dir: string): void {
+  const link = join(dir, 'node_modules', '@portico', 'runtime');
+  mkdirSync(dirname(link), { recursive: true });
+  symlinkSync(join(checkout, 'packages', 'runtime'), link, 'dir');
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
