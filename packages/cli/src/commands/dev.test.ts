@@ -213,6 +213,21 @@ describe('portico dev', () => {
     await dev.waitFor(new RegExp(`│ +at refuse \\(src/index\\.ts:${THROW_LINE}:\\d+\\)`), 5000, from);
   });
 
+  it('publishes nothing for a save that changes nothing published, and refuses a second portico dev there', async () => {
+    const before = await admin('/v1/integrations/dev-demo');
+    const from = dev.output().length;
+    await writeFile(join(dir, 'README.md'), '# Dev demo\n\nChanged.\n');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(dev.output().slice(from)).not.toMatch(/Reloaded|Not reloaded/);
+    expect((await admin('/v1/integrations/dev-demo')).body.version).toBe(before.body.version);
+
+    const io = memoryIo(dir);
+    expect(await run(['dev'], io)).toBe(1);
+    expect(io.stderr).toBe(
+      `portico dev: portico dev already runs for ${dir} (pid ${dev.child.pid}, ${server().api}): stop it first (Ctrl-C in its terminal, or kill ${dev.child.pid})\n`,
+    );
+  });
+
   it('stops on SIGINT: every process it started ends, and dev-server.json is removed', async () => {
     const pid = dev.child.pid as number;
     const below = descendants(pid);
@@ -228,6 +243,33 @@ describe('portico dev', () => {
     expect(readDevServer(dir)).toBeUndefined();
     expect(() => readFileSync(join(dir, '.portico-dev', 'dev-server.json'))).toThrow(/ENOENT/);
   });
+
+  it('keeps its organization, installations and admin token for the next run; --fresh starts over', async () => {
+    const token = readFileSync(join(dir, '.portico-dev', 'admin-token'), 'utf8');
+    const ids = [...dev.stdout().matchAll(/Public endpoint: \S+\/installations\/(inst_\w+)\/public/g)].map((m) => m[1]);
+    expect(ids).toHaveLength(3);
+    const again = spawnCli(['dev', '--port', '0'], { cwd: dir });
+    try {
+      await again.waitFor(/Ctrl-C stops/, 60_000);
+      expect(again.stdout()).toMatch(/dev-demo version \d+ is installed/);
+      expect(Object.values(server().installations).sort()).toEqual([...ids].sort());
+      expect(readFileSync(server().adminTokenFile, 'utf8')).toBe(token);
+    } finally {
+      again.child.kill('SIGINT');
+      expect(await again.exited).toBe(0);
+    }
+    const fresh = spawnCli(['dev', '--port', '0', '--fresh'], { cwd: dir });
+    try {
+      await fresh.waitFor(/Ctrl-C stops/, 60_000);
+      expect(fresh.stderr()).toContain(`--fresh: removed ${join(dir, '.portico-dev')}`);
+      expect(fresh.stdout()).toMatch(/dev-demo version 1 is installed/);
+      for (const id of Object.values(server().installations)) expect(ids).not.toContain(id);
+      expect(readFileSync(server().adminTokenFile, 'utf8')).not.toBe(token);
+    } finally {
+      fresh.child.kill('SIGINT');
+      expect(await fresh.exited).toBe(0);
+    }
+  }, 90_000);
 });
 
 /** Every process below `pid`. */

@@ -54,6 +54,8 @@ interface Candidate {
 }
 
 interface Current {
+  /** What was last published (bundle, manifest, secrets): a save that changes none of it publishes nothing. */
+  published: string;
   name: string;
   organization: string;
   version: number;
@@ -139,6 +141,7 @@ export class DevSession {
       return false;
     }
     this.current = {
+      published: publishedKey(candidate.value),
       name: manifest.name,
       organization: manifest.organization,
       version: published.value,
@@ -174,6 +177,7 @@ export class DevSession {
     this.io.out(
       `\n${current.name} version ${current.version} is installed in the organization ${current.organization}, the space ${DEV_SPACE} and the site ${DEV_SITE} (ready in ${Math.round(ms)} ms)\n\n` +
         `Dashboard: ${url}/installations/${organization.id}#code=${code}\n` +
+        '  (the link signs you in once, within 15 minutes; after that sign in with the admin token)\n' +
         `Public endpoint: ${organization.urls.publicEndpoint} (organization ${current.organization}${status(organization)})\n` +
         `Public endpoint: ${space.urls.publicEndpoint} (space ${DEV_SPACE}${status(space)})\n` +
         `Public endpoint: ${site.urls.publicEndpoint} (site ${DEV_SITE}${status(site)})\n` +
@@ -333,9 +337,12 @@ export class DevSession {
       );
       return keeps();
     }
+    // A save that changes nothing that is published (a README, a test) is not a new version.
+    if (publishedKey(candidate.value) === current.published) return;
     const published = await this.publish(candidate.value);
     if (this.stopping) return;
     if (!published.ok) return keeps();
+    current.published = publishedKey(candidate.value);
     if (manifest.name !== current.name) {
       // A new name is a new integration: install it as well and follow its installations.
       current.installations = await ensureInstallations(
@@ -357,6 +364,11 @@ export class DevSession {
   static forget(dir: string): void {
     rmSync(join(dir, DEV_DIR), { recursive: true, force: true });
   }
+}
+
+function publishedKey(candidate: Candidate): string {
+  const { sourceURL, manifestText, secrets, assets } = candidate;
+  return JSON.stringify([sourceURL, manifestText, secrets, assets]);
 }
 
 /** The platform's warnings and errors as one readable line each (its info lines are not shown). */
