@@ -1,72 +1,68 @@
-/**
- * `portico serve` as a real process (SQLite: a generated admin token needs a data directory of
- * its own; with PostgreSQL the token comes from the environment): on the first start of a data
- * directory it prints a one-time sign-in link to the dashboard, with the code in the URL's
- * fragment, which opens an operator session once; later starts print the dashboard's address only.
- */
+/** `portico serve` as operators run it: the real binary, stopped with a signal while workerd workers run. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServeProcess, spawnServe } from '../../../platform/src/test-support/serve-process.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BASE } from '../../../manifest/src/test-support/manifests.js';
+import { isRunning, type ProcessInfo, processes } from '../../../platform/src/hosts/proc.js';
+import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
 
-let dataDir: string;
-const running: ServeProcess[] = [];
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'portico-serve-'));
-});
-afterAll(async () => {
-  for (const server of running) {
-    server.child.kill('SIGTERM');
+const ADMIN = 'pta_serve_test_admin_token_0123456789';
+const running: CliProcess[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const server of running.splice(0)) {
+    server.child.kill('SIGKILL');
     await server.exited;
   }
-  await rm(dataDir, { recursive: true, force: true });
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
-
-async function start() {
-  const server = await spawnServe({ PORTICO_DATA_DIR: dataDir });
-  running.push(server);
-  return server;
-}
-
-async function stop(server: ServeProcess) {
-  server.child.kill('SIGTERM');
-  expect(await server.exited).toBe(0);
-}
-
-const signIn = (url: string, code: string) =>
-  fetch(`${url}/v1/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code }),
-  });
 
 describe('portico serve', () => {
-  it('prints a one-time sign-in link on the first start, with the code in the fragment; later starts do not', async () => {
-    const first = await start();
-    const banner = first.stderr();
-    expect(banner).toMatch(/Admin token \(shown once; kept in .*admin-token\): pta_\S+\n/);
-    const link = new RegExp(`Dashboard: ${first.url.replaceAll('.', '\\.')}/#code=([\\w-]{43})\\n`).exec(banner);
-    expect(link, banner).not.toBeNull();
-    expect(banner).toMatch(/a one-time sign-in link, valid for 15 minutes; afterwards sign in with the admin token/);
-    const code = link?.[1] as string;
-
-    // The web app posts the fragment's code: an operator session, once.
-    const session = await signIn(first.url, code);
-    expect(session.status).toBe(201);
-    expect(((await session.json()) as { principal: unknown }).principal).toEqual({ kind: 'admin' });
-    expect((await signIn(first.url, code)).status).toBe(401);
-    // The code never reached a request line, so no log has it.
-    await fetch(`${first.url}/`);
-    expect(first.stdout()).not.toContain(code);
-    await stop(first);
-
-    const second = await start();
-    expect(second.stderr()).toMatch(
-      new RegExp(`Admin token: in .*admin-token\\nDashboard: ${second.url.replaceAll('.', '\\.')}/\\n`),
-    );
-    expect(second.stderr()).not.toMatch(/#code=/);
-    await stop(second);
-  }, 60_000);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`on ${signal} closes the platform and its workerd workers, then exits 0 (Miniflare's own listeners would exit at once)`, async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'portico-serve-'));
+      dirs.push(dataDir);
+      const server = spawnCli(['serve', '--port', '0'], {
+        cwd: dataDir,
+        env: { PORTICO_DATA_DIR: dataDir, PORTICO_ADMIN_TOKEN: ADMIN, PORTICO_LOG_LEVEL: 'info' },
+      });
+      running.push(server);
+      const url = (await server.waitFor(/running at (http:\/\/\S+)/))[1] as string;
+      const call = async (path: string, body: unknown) => {
+        const response = await fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return { status: response.status, body: await response.json() };
+      };
+      expect((await call('/v1/orgs', { id: 'acme', title: 'Acme' })).status).toBe(201);
+      const script = 'export default { fetch: () => Response.json({ ok: true }) };';
+      expect((await call('/v1/integrations', { manifest: BASE, script })).status).toBe(201);
+      const installed = await call('/v1/orgs/acme/installations', { integration: 'demo' });
+      // A request to the public endpoint starts the integration's workerd worker.
+      const answer = await fetch(`${url}/v1/installations/${installed.body.id}/public`, { method: 'POST' });
+      expect(installed.status).toBe(201);
+      expect(await answer.json()).toEqual({ ok: true });
+      const workers = below(server.child.pid as number).filter((p) => p.comm === 'workerd');
+      expect(workers).not.toEqual([]);
+      server.child.kill(signal);
+      expect(await server.exited).toBe(0);
+      expect(server.stdout()).toMatch(/"msg":"stopped"/);
+      expect(workers.filter((p) => isRunning(p.pid, p.startTicks))).toEqual([]);
+    }, 60_000);
+  }
 });
+
+function below(pid: number): ProcessInfo[] {
+  const all = processes();
+  const found: ProcessInfo[] = [];
+  let parents = new Set([pid]);
+  while (parents.size > 0) {
+    const children = all.filter((p) => parents.has(p.ppid));
+    found.push(...children);
+    parents = new Set(children.map((p) => p.pid));
+  }
+  return found;
+}

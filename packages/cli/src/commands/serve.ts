@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import {
   ConfigError,
   configFromEnv,
@@ -11,6 +12,7 @@ import {
 import { pino } from 'pino';
 import type { Io } from '../io.js';
 import { GatheredLines } from '../log-lines.js';
+import { StopSignals } from '../stop-signals.js';
 
 export interface ServeOptions {
   port?: string;
@@ -93,17 +95,15 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
           : `Admin token: in ${config.dataDir}/admin-token\n`) +
       `${dashboard}\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info({ signal }, 'shutting down: finishing requests in flight');
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+  // Miniflare's own SIGINT/SIGTERM listeners would end the process at once: keep the signals here.
+  const signals = new StopSignals((signal) => {
+    logger.warn({ signal }, 'stopping now, without waiting');
+    lines.close();
+    process.exit(128 + constants.signals[signal]);
   });
+  logger.info({ signal: await signals.received }, 'shutting down: finishing requests in flight');
   await platform.close();
+  signals.dispose();
   logger.info('stopped');
   lines.close();
   return 0;
