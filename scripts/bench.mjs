@@ -8,6 +8,7 @@ import { sign, verify } from '@portico/webhooks';
 import { benchApi } from './bench-api.mjs';
 import { benchDashboard } from './bench-dashboard.mjs';
 import { benchDeliveries, DELIVERY_SETTINGS } from './bench-deliveries.mjs';
+import { benchDev, DEV_SETTINGS } from './bench-dev.mjs';
 import { benchDispatch } from './bench-dispatch.mjs';
 import { benchIdleMemory, IDLE_SETTINGS } from './bench-idle-memory.mjs';
 import { benchQueues, QUEUE_SETTINGS } from './bench-queues.mjs';
@@ -244,6 +245,15 @@ const ttiRows = dashboard.skipped
   : [`| \`/installations/{id}\` of a webhook space installation | ${lat(dashboard.cold)} | ${lat(dashboard.warm)} |`];
 for (const row of [...dashboardRows, ...ttiRows]) console.log(row);
 
+console.log('portico dev (start; save to live)…');
+const devResult = await benchDev();
+const devRows = [
+  `| Save to live (median of ${DEV_SETTINGS.saves}; slowest) | ${Math.round(devResult.reloadMedianMs)} ms (${Math.round(devResult.reloadMaxMs)} ms) |`,
+  `| Start with a new data directory (median of ${DEV_SETTINGS.starts}) | ${Math.round(devResult.startFreshMs)} ms |`,
+  `| Start with a kept data directory (median of ${DEV_SETTINGS.starts}) | ${Math.round(devResult.startKeptMs)} ms |`,
+];
+for (const row of devRows) console.log(row);
+
 const Q = QUEUE_SETTINGS;
 console.log(`Job queue baselines (BullMQ on Redis, graphile-worker on PostgreSQL)…`);
 const queueResults = await benchQueues();
@@ -415,6 +425,17 @@ same profile). The server is \`portico serve\` (SQLite) on this machine.
 | Page | Empty cache | Warm cache |
 |---|---|---|
 ${ttiRows.join('\n')}
+
+## portico dev
+
+\`portico dev\` (scripts/bench-dev.mjs) on an integration made by \`portico new\` outside the repository. Start: from
+running the command until it has printed its links (build, platform, seeding, publish, the worker started,
+the installations made). Save to live: from writing \`src/index.ts\` until a component render through the API
+shows the change (rebuild, publish, the new version's workerd worker started).
+
+| Measure | Time |
+|---|---|
+${devRows.join('\n')}
 
 ## Job queue baselines
 
