@@ -187,7 +187,7 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
         ],
       });
     }
-    children.push({ type: 'button', label: 'Save', style: 'primary', onPress: { action: 'save' } });
+    children.push({ type: 'button', label: 'Save URL and events', style: 'primary', onPress: { action: 'save' } });
     // A URL that failed every attempt for days is disabled by the platform: say so, and offer to enable it.
     const endpoints = await context.api.request(`/v1/installations/${encodeURIComponent(environment.id)}/endpoints`);
     const disabled = endpoints.ok
@@ -218,8 +218,8 @@ const configuration = createComponent<Record<string, unknown>, ConfigurationStat
       children: [
         state.revealed
           ? { type: 'button', label: 'Hide secret', onPress: { action: 'hide' } }
-          : { type: 'button', label: 'Reveal secret', onPress: { action: 'reveal' } },
-        { type: 'button', label: 'Rotate secret', style: 'danger', onPress: { action: 'rotate' } },
+          : { type: 'button', label: 'Show secret', onPress: { action: 'reveal' } },
+        { type: 'button', label: 'New secret', style: 'danger', onPress: { action: 'rotate' } },
         { type: 'button', label: 'Send test event', onPress: { action: 'test' } },
       ],
     });
