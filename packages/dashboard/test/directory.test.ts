@@ -40,6 +40,37 @@ describe('the integration directory', () => {
     expect(await carol.getByRole('link', { name: 'Showcase' }).count()).toBe(0);
   });
 
+  it('shows an unlisted integration only through its share link, and installs it with that link', async () => {
+    const published = await world.as(world.tokens.carol)('POST', '/v1/integrations', {
+      manifest: `name: globex-shared
+title: Globex Shared
+description: Unlisted, for those Globex shares it with.
+organization: globex
+visibility: unlisted
+scopes: []
+`,
+      script: 'export default { fetch: () => new Response("ok") };',
+    });
+    expect(published.status).toBe(201);
+    const share = published.body.shareToken as string;
+    const page = await world.page();
+    await signIn(page, world.url, world.tokens.ada);
+    await page.goto(`${world.url}/integrations`);
+    await page.getByRole('link', { name: 'Showcase' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Globex Shared' }).count()).toBe(0);
+    await page.goto(`${world.url}/integrations?share=${share}`);
+    await page.getByRole('link', { name: 'Globex Shared' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Globex Shared' }).waitFor();
+    await page.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Globex Shared' }).waitFor();
+    await page.waitForURL(/\/installations\//);
+    const id = page.url().split('/').pop() as string;
+    expect((await world.admin('GET', `/v1/installations/${id}`)).body).toMatchObject({
+      integration: 'globex-shared',
+      organization: 'acme',
+    });
+  });
+
   it('shows an integration’s page with its summary Markdown rendered inert, its scopes and links', async () => {
     const page = await world.page();
     await signIn(page, world.url, world.tokens.ada);

@@ -151,11 +151,65 @@ describe('the installation page', () => {
     await preview.getByText('Pressed 2 times').waitFor();
     await screenshot(page, 'space-insert');
 
+    // Every ContentKit element, rendered and interactive.
+    await page.getByRole('button', { name: 'Insert' }).click();
+    await page.getByRole('menuitem', { name: /Gallery/ }).click();
+    const gallery = preview.getByRole('region', { name: 'Gallery' });
+    await gallery.getByText('Switch changed 0 times').waitFor();
+    expect(await gallery.locator('strong').first().textContent()).toBe('bold');
+    expect(await gallery.locator('em').first().textContent()).toBe('italic');
+    expect(await gallery.locator('s').textContent()).toBe('struck');
+    expect(await gallery.locator('p code').textContent()).toBe('code');
+    expect(await gallery.locator('pre code').textContent()).toBe('const answer = 42;');
+    expect(await gallery.getByRole('link', { name: 'link' }).getAttribute('href')).toBe('https://example.com/md');
+    expect(await gallery.getByRole('link', { name: "The gallery's page" }).getAttribute('target')).toBe('_blank');
+    expect(await gallery.getByRole('separator').count()).toBe(1);
+    expect(await gallery.getByText('in a box').isVisible()).toBe(true);
+    const picture = gallery.getByRole('img', { name: 'A test picture' });
+    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(200);
+    // The webframe: sandboxed, in an opaque origin of its own (no access to this page, nor this page to it).
+    const frame = gallery.locator('iframe');
+    expect(await frame.getAttribute('sandbox')).toBe('allow-scripts allow-popups');
+    await page.frameLocator('iframe').getByText('Hello from the frame').waitFor();
+    expect(await frame.evaluate((f: HTMLIFrameElement) => f.contentDocument)).toBeNull();
+
+    await gallery.getByRole('button', { name: /Pick a colour/ }).click();
+    await page.getByRole('option', { name: 'Green' }).click();
+    const sizes = gallery.getByRole('listbox', { name: 'Pick sizes' });
+    await sizes.getByRole('option', { name: 'Small' }).click();
+    await sizes.getByRole('option', { name: 'Large' }).click();
+    await gallery.getByRole('textbox', { name: 'A longer text' }).fill('Once upon a time');
+    // The switch by keyboard: its change sends its action at once.
+    await gallery.getByRole('switch', { name: 'notify' }).focus();
+    await page.keyboard.press('Space');
+    await gallery.getByText('Switch changed 1 times').waitFor();
+    expect(await gallery.getByRole('switch', { name: 'notify' }).isChecked()).toBe(true);
+    await gallery.getByRole('button', { name: 'Show choice' }).click();
+    await gallery.getByText('Shown: green; sizes s, l').waitFor();
+    expect(await gallery.getByRole('button', { name: 'Never' }).isDisabled()).toBe(true);
+    await screenshot(page, 'contentkit-gallery');
+
     // A block whose tree ContentKit does not allow: a clear error, not a blank.
     await page.getByRole('button', { name: 'Insert' }).click();
     await page.getByRole('menuitem', { name: /Broken block/ }).click();
     await expect
       .poll(() => preview.getByRole('alert').textContent())
       .toMatch(/Broken block could not be shown.*onPress/);
+  });
+
+  it('pauses and resumes, then uninstalls', async () => {
+    await page.goto(`${world.url}/installations/${installationId}`);
+    await page.getByText('active', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('paused', { exact: true }).waitFor();
+    expect((await world.admin('GET', `/v1/installations/${installationId}`)).body.status).toBe('paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByText('active', { exact: true }).waitFor();
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Uninstall' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Acme' }).waitFor();
+    await page.getByText('No integration is installed in this organization.').waitFor();
+    expect((await world.admin('GET', `/v1/installations/${installationId}`)).status).toBe(404);
   });
 });

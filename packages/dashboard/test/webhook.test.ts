@@ -15,7 +15,8 @@ let receiver: ScriptedReceiver;
 let spaceInstallation: string;
 
 beforeAll(async () => {
-  world = await startDashboardWorld();
+  // An endpoint that fails every attempt for 4 s is disabled (5 days by default).
+  world = await startDashboardWorld({ tuning: { endpointDisableAfterMs: 4000 } });
   receiver = new ScriptedReceiver();
   await receiver.start();
   page = await world.page();
@@ -90,15 +91,22 @@ describe('a webhook installation', () => {
     await screenshot(page, 'webhook-deliveries');
   });
 
-  it('recovers failed deliveries since a time, showing the job’s progress', async () => {
-    // The receiver fails every attempt: the delivery is retried (1 s, 2 s, 4 s), then failed.
+  it('shows a failing endpoint disabled, re-enables it, and recovers failed deliveries since a time with the job’s progress', async () => {
+    // The receiver fails every attempt: the delivery is retried (1 s, 2 s, 4 s); after 4 s of
+    // failures the endpoint is disabled, and the delivery ends failed.
     receiver.script('/hooks', [500]);
     await emit('r2');
     await rows().first().getByText('failed', { exact: true }).waitFor({ timeout: 20_000 });
     expect(await rows().first().textContent()).toContain('event-r2');
-    await rows().first().getByText('4 attempt(s)').waitFor();
+    const health = page.getByRole('region', { name: 'Endpoint health' });
+    await health.getByText('Endpoint: disabled').waitFor();
+    expect(await page.getByRole('alert').first().textContent()).toMatch(/disabled/i);
+    await screenshot(page, 'webhook-endpoint-disabled');
 
     receiver.script('/hooks', [200]);
+    await health.getByRole('button', { name: 'Re-enable' }).click();
+    await health.getByText('Endpoint: healthy').waitFor();
+
     const recover = page.getByRole('region', { name: 'Recover failed deliveries' });
     await recover.getByLabel('Failed since').fill(localInput(new Date(Date.now() - 3600_000)));
     await recover.getByRole('button', { name: 'Recover failed since…' }).click();

@@ -62,7 +62,7 @@ export const useIntegration = (name: string, share?: string) =>
     queryFn: () =>
       call(
         api.GET('/v1/integrations/{name}', {
-          params: { path: { name }, query: share ? { shareToken: share } : {} },
+          params: { path: { name }, query: share ? { share } : {} },
         }),
       ) as Promise<IntegrationPage>,
   });

@@ -96,12 +96,30 @@ export function ContentKitElementView({
         />
       );
     case 'codeblock':
-      return (
-        <pre data-syntax={element.syntax}>
-          <code>{element.content}</code>
-        </pre>
-      );
+      return <CodeBlock content={element.content} syntax={element.syntax} lineNumbers={element.lineNumbers === true} />;
   }
+}
+
+function CodeBlock({
+  content,
+  syntax,
+  lineNumbers,
+}: {
+  content: string;
+  syntax?: string | undefined;
+  lineNumbers: boolean;
+}) {
+  const lines = content.split('\n');
+  return (
+    <pre className={lineNumbers ? 'ck-code numbered' : 'ck-code'} data-syntax={syntax}>
+      {lineNumbers ? (
+        <span className="line-numbers" aria-hidden="true">
+          {lines.map((_, i) => `${i + 1}\n`).join('')}
+        </span>
+      ) : null}
+      <code>{content}</code>
+    </pre>
+  );
 }
 
 function hostOf(url: string): string {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { run } from 'portico';
+import type { Tuning } from '../../../platform/src/config.js';
 import { type RunningPlatform, startPlatform } from '../../../platform/src/server.js';
 import { client } from '../../../platform/src/test-support/api.js';
 import { launchChromium } from './browser.js';
@@ -30,10 +31,10 @@ export interface DashboardWorld {
   close(): Promise<void>;
 }
 
-export async function startDashboardWorld(): Promise<DashboardWorld> {
+export async function startDashboardWorld(options: { tuning?: Partial<Tuning> } = {}): Promise<DashboardWorld> {
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-dashboard-'));
   const platform = await startPlatform(
-    { port: 0, host: '127.0.0.1', dataDir, allowPrivateNetwork: true },
+    { port: 0, host: '127.0.0.1', dataDir, allowPrivateNetwork: true, tuning: options.tuning },
     { dashboardDir: dist },
   );
   const contexts: BrowserContext[] = [];

@@ -2,7 +2,8 @@
  * The installation's live stream (GET /v1/installations/{id}/stream, server-sent events): each
  * `dispatch` goes to the top of the dispatch log, each `delivery` replaces its row (or joins the
  * log) in every cached delivery list. Answers whether the stream is open; while it is not, the logs
- * ask again every few seconds.
+ * ask again every few seconds. A delivery that ends also reads the installation again, for its
+ * endpoints' health.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -40,6 +41,8 @@ export function useLiveStream(installationId: string): boolean {
           : rest;
         client.setQueryData(key, next);
       }
+      // A delivery that ended may have changed its endpoint's health (failing, disabled, healthy again).
+      if (delivery.status !== 'pending') void client.invalidateQueries({ queryKey: keys.installation(installationId) });
     });
     return () => {
       source.close();
