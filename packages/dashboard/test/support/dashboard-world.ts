@@ -24,8 +24,11 @@ export interface DashboardWorld {
   as(token: string): ReturnType<typeof client>;
   tokens: { ada: string; carol: string };
   browser: Browser;
-  /** A fresh browser profile (no cookies) with one page, 1280 px wide unless told. */
-  page(options?: { width?: number; height?: number }): Promise<Page>;
+  /**
+   * A fresh browser profile (no cookies) with one page, 1280 px wide unless told. `bypassCSP`
+   * lets a test inject a checking script (axe) that the page's policy would refuse.
+   */
+  page(options?: { width?: number; height?: number; bypassCSP?: boolean }): Promise<Page>;
   /** `portico publish DIR` as `token` (ada by default), with the given environment for its secrets. */
   publish(dir: string, env?: Record<string, string>, token?: string): Promise<void>;
   close(): Promise<void>;
@@ -64,8 +67,8 @@ export async function startDashboardWorld(options: { tuning?: Partial<Tuning> } 
       as: (token) => client(platform.url, token),
       tokens: { ada, carol },
       browser: opened,
-      async page({ width = 1280, height = 900 } = {}) {
-        const context = await opened.newContext({ viewport: { width, height } });
+      async page({ width = 1280, height = 900, bypassCSP = false } = {}) {
+        const context = await opened.newContext({ viewport: { width, height }, bypassCSP });
         contexts.push(context);
         const page = await context.newPage();
         page.setDefaultTimeout(15_000);
