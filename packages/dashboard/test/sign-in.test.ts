@@ -84,6 +84,26 @@ describe('signing in', () => {
     await again.getByLabel('API token').waitFor();
   });
 
+  it('signs in with a code on a deep link and stays on that page', async () => {
+    const code = await createSignInCode(world.platform.ctx);
+    const page = await world.page();
+    await page.goto(`${world.url}/integrations#code=${code}`);
+    await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
+    expect(page.url()).toBe(`${world.url}/integrations`);
+  });
+
+  it('goes back to the sign-in screen when the session ends elsewhere', async () => {
+    const page = await world.page();
+    await signIn(page, world.url, world.tokens.ada);
+    // Signed out in another tab of the same browser: the cookie is gone.
+    await page.evaluate(async () => {
+      const { csrfToken } = await (await fetch('/v1/session')).json();
+      await fetch('/v1/session', { method: 'DELETE', headers: { 'x-csrf-token': csrfToken } });
+    });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Integrations' }).click();
+    await page.getByLabel('API token').waitFor();
+  });
+
   it('refuses a request that changes something without the CSRF token, and changes nothing', async () => {
     const page = await world.page();
     await signIn(page, world.url, world.tokens.ada);

@@ -1,7 +1,14 @@
-import { QueryClient } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { ApiError } from './client';
 
-export const queryClient = new QueryClient({
+/** Answers the sign-in screen once the session has ended (signed out elsewhere, expired, token revoked). */
+function endedSession(error: unknown) {
+  if (error instanceof ApiError && error.status === 401) queryClient.setQueryData(['session'], null);
+}
+
+export const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: endedSession }),
+  mutationCache: new MutationCache({ onError: endedSession }),
   defaultOptions: {
     queries: {
       // A refusal (401, 403, 404) will not change by asking again.
