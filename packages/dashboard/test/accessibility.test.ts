@@ -101,7 +101,7 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
     await page.goto(`${world.url}/spaces/docs`);
     await page.getByRole('button', { name: 'Insert' }).click();
     expect(await violations()).toEqual([]);
-    await page.getByRole('menuitem', { name: /Gallery/ }).click();
+    await page.getByRole('menuitem', { name: 'Gallery', exact: true }).click();
     await page.getByRole('region', { name: 'Gallery' }).getByText('Switch changed 0 times').waitFor();
     expect(await violations()).toEqual([]);
   });

@@ -142,7 +142,7 @@ describe('the installation page', () => {
     await page.goto(`${world.url}/spaces/docs`);
     await page.getByRole('heading', { level: 1, name: 'Docs' }).waitFor();
     await page.getByRole('button', { name: 'Insert' }).click();
-    await page.getByRole('menuitem', { name: /Counter/ }).click();
+    await page.getByRole('menuitem', { name: 'Counter', exact: true }).click();
     const preview = page.getByRole('region', { name: 'Page preview' });
     await preview.getByText('Pressed 0 times').waitFor();
     await preview.getByRole('button', { name: 'Press' }).click();
@@ -153,7 +153,7 @@ describe('the installation page', () => {
 
     // Every ContentKit element, rendered and interactive.
     await page.getByRole('button', { name: 'Insert' }).click();
-    await page.getByRole('menuitem', { name: /Gallery/ }).click();
+    await page.getByRole('menuitem', { name: 'Gallery', exact: true }).click();
     const gallery = preview.getByRole('region', { name: 'Gallery' });
     await gallery.getByText('Switch changed 0 times').waitFor();
     expect(await gallery.locator('strong').first().textContent()).toBe('bold');
@@ -191,7 +191,7 @@ describe('the installation page', () => {
 
     // A block whose tree ContentKit does not allow: a clear error, not a blank.
     await page.getByRole('button', { name: 'Insert' }).click();
-    await page.getByRole('menuitem', { name: /Broken block/ }).click();
+    await page.getByRole('menuitem', { name: 'Broken block', exact: true }).click();
     await expect
       .poll(() => preview.getByRole('alert').textContent())
       .toMatch(/Broken block could not be shown.*onPress/);

@@ -1,4 +1,4 @@
-import { Button, Header, Menu, MenuItem, MenuSection, MenuTrigger, Popover } from 'react-aria-components';
+import { Button, Header, Menu, MenuItem, MenuSection, MenuTrigger, Popover, Text } from 'react-aria-components';
 import type { InstallationPage } from '../../api/queries';
 
 export interface InsertedBlock {
@@ -44,8 +44,13 @@ export function InsertMenu({
                   textValue={block.title}
                   className="menu-item"
                 >
-                  {block.title}
-                  {block.description ? <span className="muted">{block.description}</span> : null}
+                  {/* Named by the block's title alone; the description describes it. */}
+                  <Text slot="label">{block.title}</Text>
+                  {block.description ? (
+                    <Text slot="description" className="muted">
+                      {block.description}
+                    </Text>
+                  ) : null}
                 </MenuItem>
               ))}
             </MenuSection>
