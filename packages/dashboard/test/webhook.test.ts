@@ -160,4 +160,14 @@ describe('a webhook installation', () => {
     await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(5);
     await rows().first().getByText('webhook_test').waitFor();
   });
+
+  it('shows in the form what the integration’s own screen saved', async () => {
+    const other = receiver.script('/other', [200]);
+    const screen = page.getByRole('region', { name: 'webhook-configuration' });
+    await screen.getByRole('textbox', { name: 'https://example.com/webhooks' }).fill(other);
+    await screen.getByRole('button', { name: 'Save URL and events' }).click();
+    await screen.getByText('Saved.').waitFor();
+    await expect.poll(() => form().getByLabel('Webhook URL').inputValue()).toBe(other);
+    expect((await world.admin('GET', `/v1/installations/${spaceInstallation}`)).body.configuration.url).toBe(other);
+  });
 });

@@ -4,9 +4,10 @@
  * kept between presses. The tree is checked before it is shown.
  */
 import { type ContentKitAction, type ContentKitRoot, validateContentKit } from '@portico/runtime/contentkit';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../api/client';
+import { keys } from '../api/queries';
 
 type State = Record<string, unknown>;
 interface Rendered {
@@ -41,6 +42,7 @@ export function useComponent(installationId: string, componentId: string, props:
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
   });
+  const client = useQueryClient();
   const [latest, setLatest] = useState<Rendered | undefined>();
   const [edits, setEdits] = useState<State>({});
   const current = latest ?? first.data;
@@ -50,6 +52,8 @@ export function useComponent(installationId: string, componentId: string, props:
     onSuccess(rendered) {
       setLatest(rendered);
       setEdits({});
+      // An action may have changed the installation (its configuration, so its status).
+      void client.invalidateQueries({ queryKey: keys.installation(installationId) });
     },
   });
 

@@ -8,7 +8,7 @@ import Form from '@rjsf/core';
 import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
 import validator from '@rjsf/validator-ajv8';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
@@ -33,6 +33,15 @@ export function ConfigurationForm({ installation }: { installation: Installation
     [installation.fields],
   );
   const [values, setValues] = useState<Values>(() => withoutButtons(installation.configuration, buttons));
+  // The configuration this form last took from the server. When the server's changes for another
+  // reason (the integration's own screen saved it), the form shows the new one.
+  const known = useRef(JSON.stringify(installation.configuration));
+  useEffect(() => {
+    const current = JSON.stringify(installation.configuration);
+    if (current === known.current) return;
+    known.current = current;
+    setValues(withoutButtons(installation.configuration, buttons));
+  }, [installation.configuration, buttons]);
   const schema = useMemo(() => {
     // rjsf's validator speaks draft-07; the server judges, so the `$schema` marker is left out.
     const { $schema: _draft, ...rest } = installation.configurationSchema;
@@ -57,6 +66,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
         }),
       ),
     onSuccess(result) {
+      known.current = JSON.stringify(result.configuration);
       setValues(withoutButtons(result.configuration, buttons));
       void client.invalidateQueries({ queryKey: keys.installation(installation.id) });
       // The integration's own screens render from the configuration: draw them again.
