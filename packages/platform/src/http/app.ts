@@ -53,6 +53,7 @@ import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './
 import * as S from './schemas.js';
 import { sessionRoutes } from './session-routes.js';
 import { streamRoutes } from './stream-routes.js';
+import { traceRoutes } from './trace-routes.js';
 import { describeValidationError } from './validation-error.js';
 
 export interface AppOptions {
@@ -742,6 +743,7 @@ export function createApp(options: AppOptions) {
   streamRoutes(app, deps, { closing: options.closing });
   recoveryRoutes(app, deps, options.recoveries);
   completionRoutes(app, deps);
+  traceRoutes(app, deps);
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
