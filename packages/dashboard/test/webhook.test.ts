@@ -170,4 +170,22 @@ describe('a webhook installation', () => {
     await expect.poll(() => form().getByLabel('Webhook URL').inputValue()).toBe(other);
     expect((await world.admin('GET', `/v1/installations/${spaceInstallation}`)).body.configuration.url).toBe(other);
   });
+
+  it('pages through the delivery log, 50 at a time', async () => {
+    const events = Array.from({ length: 50 }, (_, i) => ({
+      type: 'space_content_updated',
+      spaceId: 'docs',
+      revisionId: `bulk-${i}`,
+      eventId: `bulk-${i}`,
+    }));
+    expect((await world.admin('POST', '/v1/events/batch', { events })).status).toBe(202);
+    const total = async () =>
+      (await world.admin('GET', `/v1/installations/${spaceInstallation}/deliveries?limit=200`)).body.length;
+    await expect.poll(total, { timeout: 20_000 }).toBe(55);
+    await page.reload();
+    await expect.poll(() => rows().count()).toBe(50);
+    await deliveries().getByRole('button', { name: 'Older deliveries' }).click();
+    await expect.poll(() => rows().count()).toBe(55);
+    expect(await deliveries().getByRole('button', { name: 'Older deliveries' }).count()).toBe(0);
+  });
 });

@@ -48,13 +48,18 @@ interface Answer<T> {
 
 /** The answer's data, or an ApiError that says what the server refused and why. */
 export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
+  return (await callWithHeaders(request)).data;
+}
+
+/** The answer's data and headers (a page's cursor), or an ApiError. */
+export async function callWithHeaders<T>(request: Promise<Answer<T>>): Promise<{ data: T; headers: Headers }> {
   let answer: Answer<T>;
   try {
     answer = await request;
   } catch (error) {
     throw new ApiError(0, 'network', `the server could not be reached (${(error as Error).message}); is it running?`);
   }
-  if (answer.response.ok) return answer.data as T;
+  if (answer.response.ok) return { data: answer.data as T, headers: answer.response.headers };
   const body = answer.error as { error?: { code?: unknown; message?: unknown } & Record<string, unknown> } | undefined;
   const { code, message, ...details } = body?.error ?? {};
   throw new ApiError(

@@ -2,8 +2,8 @@
  * What the pages read, through the generated client and the query cache. Keys name the resource;
  * mutations invalidate what they change, so no page keeps its own copy of server state.
  */
-import { useQuery } from '@tanstack/react-query';
-import { api, call, type Schemas } from './client';
+import { type InfiniteData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { api, call, callWithHeaders, type Schemas } from './client';
 
 export type OrganizationEntry = Schemas['OrganizationEntry'];
 export type OrganizationPage = Schemas['OrganizationPage'];
@@ -76,11 +76,20 @@ export const useInstallation = (id: string) =>
       ) as Promise<InstallationPage>,
   });
 
+/** One page of the delivery log, and the cursor of the next (older) one. */
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  nextCursor?: string | undefined;
+}
+export type DeliveryPages = InfiniteData<DeliveryPage, string | undefined>;
+
+/** The delivery log, newest first, 50 at a time (`X-Next-Cursor` leads to the older ones). */
 export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean) =>
-  useQuery({
+  useInfiniteQuery({
     queryKey: keys.deliveries(id, filter),
-    queryFn: () =>
-      call(
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }): Promise<DeliveryPage> => {
+      const { data, headers } = await callWithHeaders(
         api.GET('/v1/installations/{id}/deliveries', {
           params: {
             path: { id },
@@ -88,10 +97,14 @@ export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean)
               limit: 50,
               ...(filter.status ? { status: filter.status } : {}),
               ...(filter.eventId ? { eventId: filter.eventId } : {}),
+              ...(pageParam ? { cursor: pageParam } : {}),
             },
           },
         }),
-      ),
+      );
+      return { deliveries: data, nextCursor: headers.get('x-next-cursor') ?? undefined };
+    },
+    getNextPageParam: (last) => last.nextCursor,
     // Without the live stream, ask again now and then.
     refetchInterval: live ? false : 5_000,
   });

@@ -31,6 +31,7 @@ const STATUSES = [
 export function DeliveriesRegion({ installationId, live }: { installationId: string; live: boolean }) {
   const [filter, setFilter] = useState<DeliveryFilter>({});
   const deliveries = useDeliveries(installationId, filter, live);
+  const rows = deliveries.data?.pages.flatMap((page) => page.deliveries);
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
@@ -69,10 +70,10 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
       </div>
       {deliveries.isPending ? <Loading /> : null}
       {deliveries.error ? <ErrorNote error={deliveries.error} /> : null}
-      {deliveries.data?.length === 0 ? (
+      {rows?.length === 0 ? (
         <p className="muted">No delivery{filter.status || filter.eventId ? ' matches' : ' yet'}.</p>
       ) : null}
-      {deliveries.data?.length ? (
+      {rows?.length ? (
         <div className="table-wrap">
           <table>
             <thead>
@@ -87,12 +88,17 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
               </tr>
             </thead>
             <tbody>
-              {deliveries.data.map((delivery) => (
+              {rows.map((delivery) => (
                 <DeliveryRow key={delivery.id} delivery={delivery} installationId={installationId} />
               ))}
             </tbody>
           </table>
         </div>
+      ) : null}
+      {deliveries.hasNextPage ? (
+        <Button className="button" onPress={() => deliveries.fetchNextPage()} isPending={deliveries.isFetchingNextPage}>
+          Older deliveries
+        </Button>
       ) : null}
       <RecoverPanel installationId={installationId} />
     </section>

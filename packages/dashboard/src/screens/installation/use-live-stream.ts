@@ -7,7 +7,7 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { type Delivery, type Dispatch, keys } from '../../api/queries';
+import { type Delivery, type DeliveryFilter, type DeliveryPages, type Dispatch, keys } from '../../api/queries';
 
 export function useLiveStream(installationId: string): boolean {
   const client = useQueryClient();
@@ -26,20 +26,9 @@ export function useLiveStream(installationId: string): boolean {
     });
     source.addEventListener('delivery', (event) => {
       const delivery = JSON.parse((event as MessageEvent<string>).data) as Delivery;
-      for (const [key, list] of client.getQueriesData<Delivery[]>({ queryKey: ['deliveries', installationId] })) {
-        if (list === undefined) continue;
-        const filter = (key[2] ?? {}) as { status?: string; eventId?: string };
-        const fits =
-          (!filter.status || filter.status === delivery.status) &&
-          (!filter.eventId || filter.eventId === delivery.eventId);
-        const rest = list.filter((d) => d.id !== delivery.id);
-        const known = rest.length !== list.length;
-        const next = fits
-          ? known
-            ? list.map((d) => (d.id === delivery.id ? delivery : d))
-            : [delivery, ...list]
-          : rest;
-        client.setQueryData(key, next);
+      for (const [key, pages] of client.getQueriesData<DeliveryPages>({ queryKey: ['deliveries', installationId] })) {
+        if (pages === undefined) continue;
+        client.setQueryData(key, withDelivery(pages, delivery, (key[2] ?? {}) as DeliveryFilter));
       }
       // A delivery that ended may have changed its endpoint's health (failing, disabled, healthy again).
       if (delivery.status !== 'pending') void client.invalidateQueries({ queryKey: keys.installation(installationId) });
@@ -50,4 +39,20 @@ export function useLiveStream(installationId: string): boolean {
     };
   }, [installationId, client]);
   return open;
+}
+
+/** The log with this delivery in its place: replaced where it is, new ones on top, gone where the filter no longer takes it. */
+export function withDelivery(pages: DeliveryPages, delivery: Delivery, filter: DeliveryFilter): DeliveryPages {
+  const fits =
+    (!filter.status || filter.status === delivery.status) && (!filter.eventId || filter.eventId === delivery.eventId);
+  const known = pages.pages.some((page) => page.deliveries.some((d) => d.id === delivery.id));
+  return {
+    ...pages,
+    pages: pages.pages.map((page, index) => {
+      const rest = page.deliveries.filter((d) => d.id !== delivery.id);
+      if (!fits) return { ...page, deliveries: rest };
+      if (known) return { ...page, deliveries: page.deliveries.map((d) => (d.id === delivery.id ? delivery : d)) };
+      return index === 0 ? { ...page, deliveries: [delivery, ...page.deliveries] } : page;
+    }),
+  };
 }
