@@ -63,7 +63,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
+// Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
+describe('accessibility (axe, WCAG 2.1 A and AA)', { timeout: 120_000 }, () => {
   it('the sign-in screen', async () => {
     await page.goto(`${world.url}/`);
     await page.getByLabel('API token').waitFor();

@@ -17,7 +17,8 @@ afterAll(async () => {
   await world?.close();
 });
 
-describe('the integration directory', () => {
+// Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
+describe('the integration directory', { timeout: 120_000 }, () => {
   it('lists what the person may install, and hides another organization’s private integration', async () => {
     const ada = await world.page();
     await signIn(ada, world.url, world.tokens.ada);

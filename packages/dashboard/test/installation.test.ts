@@ -28,7 +28,8 @@ afterAll(async () => {
 const form = () => page.getByRole('form', { name: 'Configuration' });
 const stored = async () => (await world.admin('GET', `/v1/installations/${installationId}`)).body.configuration;
 
-describe('the installation page', () => {
+// Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
+describe('the installation page', { timeout: 120_000 }, () => {
   it('installs, shows what is missing, and turns active once the generated form is filled and saved', async () => {
     await page.goto(`${world.url}/integrations/showcase`);
     await page.getByRole('button', { name: 'Install' }).click();

@@ -26,7 +26,8 @@ afterAll(async () => {
   await provider?.close();
 });
 
-describe('OAuth Connect', () => {
+// Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
+describe('OAuth Connect', { timeout: 120_000 }, () => {
   it('connects an account at the provider from the Connect button and shows it connected', async () => {
     const page = await world.page();
     await signIn(page, world.url, world.tokens.ada);

@@ -17,7 +17,8 @@ afterAll(async () => {
 
 const cookiesOf = async (page: Page) => page.context().cookies(world.url);
 
-describe('signing in', () => {
+// Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
+describe('signing in', { timeout: 120_000 }, () => {
   it('signs in with a user token into an HttpOnly SameSite=Strict cookie, and out again', async () => {
     const page = await world.page();
     await page.goto(`${world.url}/`);

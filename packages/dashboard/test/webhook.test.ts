@@ -48,7 +48,8 @@ async function emit(revisionId: string) {
   expect(answer.status).toBe(202);
 }
 
-describe('a webhook installation', () => {
+// Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
+describe('a webhook installation', { timeout: 120_000 }, () => {
   it('is installed into a space and configured through its form', async () => {
     await page.goto(`${world.url}/integrations/webhook`);
     await page.getByRole('button', { name: 'Install' }).click();
@@ -115,7 +116,7 @@ describe('a webhook installation', () => {
     await rows().first().getByText('delivered', { exact: true }).waitFor();
     expect(await rows().first().textContent()).toContain('event-r2');
     expect(await rows().first().textContent()).toContain('redelivery of');
-  }, 40_000);
+  });
 
   it('filters the deliveries by status and by event', async () => {
     await deliveries()

@@ -71,7 +71,7 @@ export async function startDashboardWorld(options: { tuning?: Partial<Tuning> } 
         const context = await opened.newContext({ viewport: { width, height }, bypassCSP });
         contexts.push(context);
         const page = await context.newPage();
-        page.setDefaultTimeout(15_000);
+        page.setDefaultTimeout(30_000);
         // The page's own failures, in the test's output (a blank page says nothing by itself).
         page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
         page.on('console', (message) => {

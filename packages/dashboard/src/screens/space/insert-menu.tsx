@@ -43,11 +43,13 @@ export function InsertMenu({
                   id={`${installation.id}\u0000${block.id}`}
                   textValue={block.title}
                   className="menu-item"
+                  {...(block.description ? { title: block.description } : {})}
                 >
-                  {/* Named by the block's title alone; the description describes it. */}
+                  {/* Named by the block's title alone (its visible text); the description is read out as
+                      its description, and shown on hover. */}
                   <Text slot="label">{block.title}</Text>
                   {block.description ? (
-                    <Text slot="description" className="muted">
+                    <Text slot="description" className="visually-hidden">
                       {block.description}
                     </Text>
                   ) : null}
