@@ -47,7 +47,7 @@ function EndpointRow({ installationId, endpoint }: { installationId: string; end
         Failures in a row: {endpoint.consecutiveFailures} · last success: <TimeText at={endpoint.lastSuccessAt} />
         {endpoint.lastError ? ` · last error: ${endpoint.lastError}` : ''}
       </p>
-      {endpoint.disabledReason ? <p className="field-error">Disabled: {endpoint.disabledReason}</p> : null}
+      {endpoint.disabledReason ? <p className="field-error">{endpoint.disabledReason}</p> : null}
       {enable.error ? <ErrorNote error={enable.error} /> : null}
     </li>
   );
