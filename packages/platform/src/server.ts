@@ -54,6 +54,8 @@ export interface StartOptions {
   deliveryTimeoutMs?: number;
   /** The built dashboard to serve at `/` (default: `@portico/dashboard`'s dist). */
   dashboardDir?: string;
+  /** How long a workerd worker's output after its response still belongs to the dispatch (see WorkerdHostOptions). */
+  workerOutputGraceMs?: number;
 }
 
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
@@ -115,6 +117,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       maxWorkers: tuning.maxWorkers,
       idleMs: tuning.workerIdleMs,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
+      ...(options.workerOutputGraceMs ? { outputGraceMs: options.workerOutputGraceMs } : {}),
     }),
     inProcess: new InProcessHost(
       new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),

@@ -144,3 +144,37 @@ describe('the workerd host contains hostile integrations', () => {
     expect(text((await host.dispatch(friendly, fetchRequest('/'))).body)).toBe('still here');
   }, 30_000);
 });
+
+describe('the output grace of the workerd host', () => {
+  it("waits that long after each response, so late output stays in the dispatch's logs, outside its duration", async () => {
+    // workerd may write console output a moment (about 1 ms, now and then, under load) after the
+    // response it printed it before; `portico dev` lost a line in about one dispatch of 30.
+    const printer = await bundle(
+      'printer',
+      `import { createIntegration } from '@portico/runtime';
+       let n = 0;
+       export default createIntegration({ fetch: () => { n++; console.log('line ' + n); return new Response(String(n)); } });`,
+    );
+    const run = async (outputGraceMs: number) => {
+      const host = new WorkerdHost({
+        egress: createEgress({ allowPrivateNetwork: false, record: () => {} }),
+        outputGraceMs,
+      });
+      try {
+        await host.dispatch(printer, fetchRequest('/')); // the cold start
+        const started = performance.now();
+        const answer = await host.dispatch(printer, fetchRequest('/'));
+        return { answer, wallMs: performance.now() - started };
+      } finally {
+        await host.close();
+      }
+    };
+    const graced = await run(100);
+    expect(graced.answer.logs).toEqual(['line 2']);
+    expect(graced.wallMs).toBeGreaterThanOrEqual(100);
+    expect(graced.answer.durationMs).toBeLessThan(100);
+    const plain = await run(0);
+    expect(plain.answer.logs).toEqual(['line 2']);
+    expect(plain.wallMs).toBeLessThan(100);
+  }, 60_000);
+});

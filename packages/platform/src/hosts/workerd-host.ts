@@ -44,6 +44,13 @@ export interface WorkerdHostOptions {
   /** A worker with no dispatch in flight or queued for this long is stopped (default 5 min). */
   idleMs?: number;
   startupTimeoutMs?: number;
+  /**
+   * How long after a response the worker's output still belongs to that dispatch (default 0).
+   * workerd may write console output a moment (about 1 ms here) after the response it printed
+   * it before; without a grace such lines are lost from the dispatch's logs now and then. Each
+   * dispatch then takes this much longer to finish, so `portico dev` sets it and servers do not.
+   */
+  outputGraceMs?: number;
   /** Called once a stopped worker's process has ended (tests and benchmarks count stops with it). */
   onStopped?(worker: StoppedWorker): void;
 }
@@ -216,12 +223,15 @@ export class WorkerdHost implements Host {
         `${bundle.name} (version ${bundle.version})`,
       );
       if (overMemory) throw memoryError(bundle, this.memoryLimit);
+      const durationMs = performance.now() - started;
+      const grace = this.options.outputGraceMs ?? 0;
+      if (grace > 0) await new Promise((resolve) => setTimeout(resolve, grace));
       return {
         status: answer.response.status,
         headers: [...answer.response.headers],
         body: answer.body,
         logs,
-        durationMs: performance.now() - started,
+        durationMs,
       };
     } catch (error) {
       if (overMemory) throw memoryError(bundle, this.memoryLimit);
