@@ -116,13 +116,18 @@ describe('portico dev', () => {
     expect(found).toMatchObject({ pid: dev.child.pid, space: 'dev-space', site: 'dev-site', integration: 'dev-demo' });
     expect(Number(new URL(found.api).port)).toBeGreaterThan(blockedPort);
     expect(found.adminTokenFile).toBe(join(dir, '.portico-dev', 'admin-token'));
+    // The data directory keeps itself out of version control.
+    expect(readFileSync(join(dir, '.portico-dev', '.gitignore'), 'utf8')).toBe('*\n');
     expect(out).toContain(`admin token in ${found.adminTokenFile}`);
     expect(out).toContain(`Dashboard: ${found.api}/installations/${found.installations.organization}#code=`);
     for (const id of Object.values(found.installations)) {
       expect(out).toContain(`Public endpoint: ${found.api}/v1/installations/${id}/public`);
     }
     // The setup events of the three installations went out and were printed.
-    await dev.waitFor(/installation_setup → organization acme \(inst_\w+\): 204 in \d+ ms\n {2}│ set up: active\n/);
+    await dev.waitFor(
+      /installation_setup → organization acme \(inst_\w+\): 204 in \d+ ms\n {2}│ set up: active\n/,
+      10_000,
+    );
   });
 
   it('answers the dashboard link: the page, and its one-time code signs in once', async () => {

@@ -31,6 +31,9 @@ import { devSecrets } from './secrets.js';
 import { SourceWatcher } from './source-watcher.js';
 import { SourceMaps } from './stack-traces.js';
 
+/** How long after a response the worker's output still belongs to that dispatch (late lines were lost 1 in 30). */
+const OUTPUT_GRACE_MS = 20;
+
 export interface DevSessionOptions {
   /** The integration's directory (absolute). */
   dir: string;
@@ -114,7 +117,8 @@ export class DevSession {
           // One integration in development: a few versions' workers at most.
           tuning: { maxWorkers: 4 },
         },
-        { logger: terminalLogger(this.io) },
+        // workerd may print a moment after its response: keep those lines with their dispatch.
+        { logger: terminalLogger(this.io), workerOutputGraceMs: OUTPUT_GRACE_MS },
       );
     } catch (error) {
       this.io.err(`portico dev: could not start the platform: ${(error as Error).message}\n`);
