@@ -82,6 +82,9 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(await first.locator('details table tbody tr').count()).toBe(1);
     expect(await first.locator('details table tbody tr td').nth(2).textContent()).toBe('200');
     expect(receiver.received.filter((r) => r.path === '/hooks')).toHaveLength(1);
+    // The dispatch log got the event live too.
+    const events = page.getByRole('region', { name: 'Events' });
+    await events.locator('tbody tr', { hasText: 'event-r1' }).getByText('space_content_updated').waitFor();
 
     await first.getByRole('button', { name: 'Redeliver', exact: true }).click();
     await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(2);
