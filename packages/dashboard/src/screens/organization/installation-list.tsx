@@ -9,7 +9,13 @@ export function InstallationList({ installations, empty }: { installations: Inst
     <ul className="cards">
       {installations.map((installation) => (
         <li key={installation.id} className="card">
-          {installation.integrationIcon ? <img className="icon" src={installation.integrationIcon} alt="" /> : null}
+          {installation.integrationIcon ? (
+            <img className="icon" src={installation.integrationIcon} alt="" />
+          ) : (
+            <span className="icon letter" aria-hidden="true">
+              {installation.integrationTitle.charAt(0)}
+            </span>
+          )}
           <div>
             <h3>
               <Link to={`/installations/${encodeURIComponent(installation.id)}`}>{installation.integrationTitle}</Link>
