@@ -104,6 +104,17 @@ describe('the dashboard at /', () => {
   it('finds the @portico/dashboard package’s dist without depending on it', () => {
     expect(findDashboardDist()).toMatch(/dashboard[/\\]dist$/);
   });
+
+  it('serves the assets too when the directory is given with a trailing slash', async () => {
+    const slashed = await started(`${dist}/`);
+    try {
+      const asset = await fetch(`${slashed.platform.url}/assets/index-AbCd1234.js`);
+      expect(asset.status).toBe(200);
+      expect(await asset.text()).toBe('console.log("app")');
+    } finally {
+      await slashed.close();
+    }
+  });
 });
 
 describe('the dashboard before it is built', () => {

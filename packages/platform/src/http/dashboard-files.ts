@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, extname, join, normalize, sep } from 'node:path';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -73,7 +73,8 @@ export function contentSecurityPolicy(extraOrigins: string[] = []): string {
 }
 
 export function dashboardFiles(app: OpenAPIHono, options: DashboardFilesOptions = {}) {
-  let found = options.dir;
+  // Resolved, so `dist/` and `dist` (or a relative path) compare alike with the files inside it.
+  let found = options.dir === undefined ? undefined : resolve(options.dir);
   const root = () => {
     found ??= findDashboardDist();
     return found;
