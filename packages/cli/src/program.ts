@@ -1,10 +1,20 @@
 import { TUNING_DEFAULTS, TUNING_SETTINGS } from '@portico/platform';
 import { Command, CommanderError, Option } from 'commander';
+import { SERVER_FLAGS } from './api-target.js';
+import { EXIT_USAGE } from './command-error.js';
 import { check } from './commands/check.js';
+import { configure } from './commands/configure.js';
+import { deliveries } from './commands/deliveries.js';
 import { DEFAULT_DEV_PORT, dev } from './commands/dev.js';
+import { DEFAULT_WAIT_SECONDS, emit } from './commands/emit.js';
+import { install } from './commands/install.js';
 import { newIntegration } from './commands/new.js';
 import { publishIntegration } from './commands/publish.js';
+import { recover } from './commands/recover.js';
+import { redeliver } from './commands/redeliver.js';
 import { serve } from './commands/serve.js';
+import { tail } from './commands/tail.js';
+import { EVENT_KINDS } from './event-fields.js';
 import type { Io } from './io.js';
 import { VERSION } from './version.js';
 
@@ -118,14 +128,183 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
       exitCode = await publishIntegration(dir, options, io);
     });
 
+  addServerCommands(program, io, (code) => {
+    exitCode = code;
+  });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version end here with exit code 0; usage errors with 1.
-      return error.exitCode;
+      // --help and --version end here with exit code 0; usage errors (an unknown command or
+      // option, a missing argument) with 2.
+      return error.exitCode === 0 ? 0 : EXIT_USAGE;
     }
     throw error;
   }
   return exitCode;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** --api and --token, as every command that talks to a server has them. */
+function serverOptions(command: Command): Command {
+  return command.option('--api <url>', SERVER_FLAGS.api).option('--token <token>', SERVER_FLAGS.token);
+}
+
+const EXIT_STATUS = (ok: string) => `Exit status: 0 ${ok}, 1 refused or failed, 2 usage.`;
+
+/** The commands that talk to a running server: emit, tail, deliveries, redeliver, recover, install, configure. */
+function addServerCommands(program: Command, io: Io, done: (code: number) => void) {
+  const kinds = (how: string) =>
+    EVENT_KINDS.filter((k) => k.how === how)
+      .map((k) => k.type)
+      .join(', ');
+  serverOptions(
+    program
+      .command('emit')
+      .description('Send a platform event (every field has a sensible value) and print its eventId.')
+      .argument('<type>', 'the event type, e.g. site_view, space_content_updated')
+      .option('--space <id>', 'the space it happens in (default: dev-space of portico dev)')
+      .option('--site <id>', 'the site it happens on (default: dev-site of portico dev)')
+      .option('--installation <id>', 'setup events and ui_render: the installation (default: portico dev’s)')
+      .option('--field <key=value>', 'set a field; dotted keys reach nested ones (visitor.ip=…); repeatable', collect)
+      .option('--data <json>', 'fields as a JSON object, merged over the defaults (--field wins)')
+      .option('--wait', 'print each dispatch and delivery it causes, until they end')
+      .option('--timeout <seconds>', `how long --wait waits (default ${DEFAULT_WAIT_SECONDS})`)
+      .option('--json', 'print JSON: { eventId, duplicate, event }, with --wait the whole trace'),
+  )
+    .addHelpText(
+      'after',
+      `
+Events sent through POST /v1/events: ${kinds('ingested')}.
+Setup events (${kinds('setup')}) are the platform's own: emit saves the
+installation's configuration unchanged, which sends one. ui_render renders a component
+(--field componentId=… props.x=… state.x=…; default: the integration's first component) and
+prints the result.
+
+Examples:
+  portico emit site_view --site docs
+  portico emit space_content_updated --field revisionId=r42 --wait
+  portico emit page_feedback --field feedback.rating=bad --field feedback.comment="Too short"
+
+${EXIT_STATUS('sent (with --wait: nothing failed)')}
+`,
+    )
+    .action(async (type: string, options) => done(await emit(type, options, io)));
+
+  serverOptions(
+    program
+      .command('tail')
+      .description(
+        'Follow the dispatches (with the integration’s logs) and deliveries of installations as they happen.',
+      )
+      .argument('[installation...]', 'installations to follow (default: the three of portico dev)')
+      .option('--type <type>', 'only this event type (comma-separated or repeated)', collect)
+      .option('--status <status>', 'only ok, failed, pending, delivered, or an HTTP status such as 500')
+      .option('--since <time>', 'also what happened since then: ISO time, Unix ms, or 30s, 15m, 2h, 1d ago')
+      .option('--count <n>', 'stop after n events')
+      .option('--json', 'one JSON object per line: { kind: "dispatch" | "delivery", installationId, … }'),
+  )
+    .addHelpText(
+      'after',
+      `
+Ctrl-C stops it. ${EXIT_STATUS('stopped')}
+`,
+    )
+    .action(async (installations: string[], options) => done(await tail(installations, options, io)));
+
+  serverOptions(
+    program
+      .command('deliveries')
+      .description('List webhook deliveries with their attempts, newest first.')
+      .argument('[installation...]', 'installations (default: the three of portico dev)')
+      .option('--status <status>', 'pending, delivered or failed')
+      .option('--event <eventId>', 'only the deliveries of this event')
+      .option('--limit <n>', 'at most n (1-200, default 50)')
+      .option('--json', 'print the deliveries as a JSON array'),
+  )
+    .addHelpText(
+      'after',
+      `
+${EXIT_STATUS('listed (also none)')}
+`,
+    )
+    .action(async (installations: string[], options) => done(await deliveries(installations, options, io)));
+
+  serverOptions(
+    program
+      .command('redeliver')
+      .description('Deliver again: a new delivery with the same body and eventId; prints its id.')
+      .argument('<delivery...>', 'the deliveries to send again')
+      .option('--wait', 'follow each until it is delivered or failed')
+      .option('--timeout <seconds>', `how long --wait waits (default ${DEFAULT_WAIT_SECONDS})`)
+      .option('--json', 'print the new deliveries as JSON'),
+  )
+    .addHelpText(
+      'after',
+      `
+${EXIT_STATUS('redelivered (with --wait: delivered)')}
+`,
+    )
+    .action(async (ids: string[], options) => done(await redeliver(ids, options, io)));
+
+  serverOptions(
+    program
+      .command('recover')
+      .description('Redeliver every failed delivery of an installation since a time, as a background job.')
+      .argument('<installation>', 'the installation')
+      .requiredOption('--since <time>', 'ISO time, Unix ms, or a while ago: 30m, 2h, 1d')
+      .option('--until <time>', 'up to this time (default: now)')
+      .option('--wait', 'follow the job until it ends')
+      .option('--timeout <seconds>', `how long --wait waits (default ${DEFAULT_WAIT_SECONDS * 4})`)
+      .option('--json', 'print the job as JSON'),
+  )
+    .addHelpText(
+      'after',
+      `
+Prints the job's id. ${EXIT_STATUS('started (with --wait: every one redelivered)')}
+`,
+    )
+    .action(async (installation: string, options) => done(await recover(installation, options, io)));
+
+  serverOptions(
+    program
+      .command('install')
+      .description('Install an integration in an organization and into spaces and sites (what exists is kept).')
+      .argument('<integration>', 'the integration’s name')
+      .option('--org <id>', 'the organization (default: portico dev’s)')
+      .option('--space <id>', 'also install into this space; repeatable', collect)
+      .option('--site <id>', 'also install into this site; repeatable', collect)
+      .option('--share-token <token>', 'for an unlisted integration of another organization')
+      .option('--json', 'print { organization, spaces, sites } as JSON'),
+  )
+    .addHelpText(
+      'after',
+      `
+Prints each installation as ID TARGET-TYPE TARGET STATUS. ${EXIT_STATUS('installed')}
+`,
+    )
+    .action(async (integration: string, options) => done(await install(integration, options, io)));
+
+  serverOptions(
+    program
+      .command('configure')
+      .description('Set configuration properties of an installation and print its status.')
+      .argument('<installation>', 'the installation')
+      .argument('<key=value...>', 'properties; values are JSON when they parse (true, 3, null removes), else strings')
+      .option('--json', 'print { status, configuration, errors } as JSON'),
+  )
+    .addHelpText(
+      'after',
+      `
+Example:
+  portico configure inst_123 url=https://example.com/hook site_view=true
+
+${EXIT_STATUS('saved (also when still pending)')}
+`,
+    )
+    .action(async (installation: string, settings: string[], options) =>
+      done(await configure(installation, settings, options, io)),
+    );
 }

@@ -121,15 +121,15 @@ describe('portico --help', () => {
     });
   }
 
-  it('suggests the command meant by a typo and exits 1', async () => {
+  it('suggests the command meant by a typo and exits 2 (usage)', async () => {
     const io = memoryIo('/');
-    expect(await run(['chek'], io)).toBe(1);
+    expect(await run(['chek'], io)).toBe(2);
     expect(io.stderr).toMatch(/unknown command 'chek'\n\(Did you mean check\?\)/);
   });
 
   it('refuses an unknown option', async () => {
     const io = memoryIo('/');
-    expect(await run(['check', '--jsn'], io)).toBe(1);
+    expect(await run(['check', '--jsn'], io)).toBe(2);
     expect(io.stderr).toMatch(/unknown option '--jsn'\n\(Did you mean --json\?\)/);
   });
 });

@@ -1,0 +1,293 @@
+import { randomBytes } from 'node:crypto';
+import type { DispatchView } from '@portico/platform';
+import type { ApiClient } from '../api-client.js';
+import { resolveTarget, type ServerOptions, type Target } from '../api-target.js';
+import { CommandError, EXIT_FAILURE, EXIT_OK, runCommand, usage } from '../command-error.js';
+import { formatDispatch } from '../dev/dispatch-stream.js';
+import { SourceMaps } from '../dev/stack-traces.js';
+import {
+  applyFields,
+  type EventKind,
+  eventKind,
+  isObject,
+  mergeDeep,
+  type Places,
+  parseData,
+} from '../event-fields.js';
+import { finalOutcome, followEvent } from '../event-follower.js';
+import { InstallationLabels, type InstallationRead } from '../installation-labels.js';
+import type { Io } from '../io.js';
+import { parseSeconds } from '../numbers.js';
+
+export interface EmitOptions extends ServerOptions {
+  space?: string;
+  site?: string;
+  installation?: string;
+  field?: string[];
+  data?: string;
+  wait?: boolean;
+  timeout?: string;
+  json?: boolean;
+}
+
+export const DEFAULT_WAIT_SECONDS = 30;
+
+/**
+ * `portico emit TYPE`: sends a platform event with a value for every field, to the dev platform
+ * or any server, and prints its eventId; with --wait, each dispatch and delivery it causes.
+ * Exit status: 0 sent (and, with --wait, nothing failed), 1 refused or failed, 2 usage.
+ */
+export function emit(type: string, options: EmitOptions, io: Io, env: NodeJS.ProcessEnv = process.env) {
+  return runCommand('emit', io, async () => {
+    const kind = eventKind(type);
+    const timeoutMs = parseSeconds(options.timeout ?? String(DEFAULT_WAIT_SECONDS), '--timeout') * 1000;
+    const data = options.data === undefined ? {} : parseData(options.data);
+    const target = resolveTarget(options, io, env);
+    if (kind.how === 'ingested') return emitIngested(kind, data, options, target, io, timeoutMs);
+    if (options.space !== undefined || options.site !== undefined) {
+      throw usage(`${kind.type} goes to one installation, not to a space or site: give --installation ID`);
+    }
+    if (kind.how === 'setup') return emitSetup(kind, data, options, target, io, timeoutMs);
+    return emitRender(data, options, target, io, timeoutMs);
+  });
+}
+
+async function emitIngested(
+  kind: Extract<EventKind, { how: 'ingested' }>,
+  data: Record<string, unknown>,
+  options: EmitOptions,
+  { client, dev }: Target,
+  io: Io,
+  timeoutMs: number,
+): Promise<number> {
+  if (options.installation !== undefined) {
+    throw usage(
+      `${kind.type} is sent to a ${kind.place === 'site' ? 'site' : 'space'}, and from there to every installation in it: give --${kind.place === 'site' ? 'site' : 'space'} ID, not --installation`,
+    );
+  }
+  if (kind.place === 'space' && options.site !== undefined) {
+    throw usage(`${kind.type} happens in a space: give --space ID, not --site`);
+  }
+  if (kind.place === 'site' && options.space !== undefined) {
+    throw usage(`${kind.type} happens on a site: give --site ID, not --space`);
+  }
+  const places: Places = {
+    space: options.space ?? (kind.place !== 'site' ? dev?.space : undefined),
+    site: options.site ?? (kind.place !== 'space' ? dev?.site : undefined),
+    unique: randomBytes(6).toString('hex'),
+  };
+  const needs = kind.place === 'space and site' ? (['site', 'space'] as const) : ([kind.place] as const);
+  for (const place of needs) {
+    if (places[place] !== undefined || data[`${place}Id`] !== undefined) continue;
+    if (place === 'space' && places.site !== undefined) places.space = await firstSpaceOfSite(client, places.site);
+    if (places[place] === undefined) {
+      throw usage(`${kind.type} needs a ${place}: give --${place} ID (or run portico dev in this directory)`);
+    }
+  }
+  const event = applyFields(mergeDeep({ type: kind.type, ...kind.fields(places) }, data), options.field ?? [], STRINGS);
+  if (event.type !== kind.type)
+    throw usage(`the event's type is ${kind.type}; do not set another with --field or --data`);
+  const sent = await client.send<{ eventId: string; duplicate: boolean }>('POST', '/v1/events', event);
+  const where = [
+    event.spaceId !== undefined ? `space ${event.spaceId}` : '',
+    event.siteId !== undefined ? `site ${event.siteId}` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  if (sent.duplicate) {
+    io.err(
+      `portico emit: ${sent.eventId} was accepted before: this is a duplicate, and nothing is sent again (leave eventId out for a new one)\n`,
+    );
+  }
+  if (!options.wait) {
+    if (options.json) io.out(`${JSON.stringify({ eventId: sent.eventId, duplicate: sent.duplicate, event })}\n`);
+    else io.out(`${sent.eventId}\n`);
+    return EXIT_OK;
+  }
+  if (!options.json) {
+    io.out(`${sent.eventId}\n`);
+    io.err(`portico emit: ${kind.type} sent to ${where}; waiting for what it causes (at most ${timeoutMs / 1000} s)\n`);
+  }
+  const labels = new InstallationLabels(client);
+  const result = await followEvent(client, sent.eventId, {
+    timeoutMs,
+    labels,
+    print: options.json ? undefined : io.out,
+  });
+  if (options.json) {
+    io.out(`${JSON.stringify({ duplicate: sent.duplicate, event, over: result.over, ...result.trace })}\n`);
+  }
+  const { trace } = result;
+  if (!result.over) {
+    const waiting = trace.routedAt === null ? ['routing'] : [];
+    for (const owed of trace.installations) {
+      if (!finalOutcome(owed.outcome)) {
+        waiting.push(`the dispatch to ${await labels.label(owed.installationId)} (${owed.outcome ?? 'not yet sent'})`);
+      }
+    }
+    for (const delivery of trace.deliveries) {
+      if (delivery.status === 'pending') waiting.push(`the delivery ${delivery.id} to ${delivery.url}`);
+    }
+    throw new CommandError(
+      `gave up waiting after ${timeoutMs / 1000} s for ${waiting.join(', ')} (--timeout SECONDS waits longer)`,
+    );
+  }
+  if (trace.installations.length === 0) {
+    io.err(
+      `portico emit: no installation received ${kind.type}: none in ${where} is active, allowed by its scopes and handles it\n`,
+    );
+  }
+  for (const owed of trace.installations) {
+    if (owed.outcome?.startsWith('skipped')) {
+      io.err(`portico emit: ${await labels.label(owed.installationId)} was ${owed.outcome}\n`);
+    }
+  }
+  if (result.failed) {
+    io.err(`portico emit: a dispatch or a delivery of ${sent.eventId} failed (see above)\n`);
+    return EXIT_FAILURE;
+  }
+  return EXIT_OK;
+}
+
+/** Fields that are strings whatever they look like. */
+const STRINGS = new Set(['eventId', 'spaceId', 'siteId', 'pageId', 'revisionId', 'url', 'referrer']);
+
+/** page_feedback names a space too: the first space of the site's organization. */
+async function firstSpaceOfSite(client: ApiClient, site: string): Promise<string | undefined> {
+  const found = await client.get<{ organization: string }>(`/v1/sites/${encodeURIComponent(site)}`);
+  const org = await client.get<{ spaces: { id: string }[] }>(`/v1/orgs/${encodeURIComponent(found.organization)}`);
+  return org.spaces[0]?.id;
+}
+
+/**
+ * Setup events are the platform's own: it sends one after every save of an installation's
+ * configuration, valid or not. Emit saves the configuration unchanged and waits for that dispatch,
+ * whose eventId (`setup_…`) it prints.
+ */
+async function emitSetup(
+  kind: Extract<EventKind, { how: 'setup' }>,
+  data: Record<string, unknown>,
+  options: EmitOptions,
+  { client, dev }: Target,
+  io: Io,
+  timeoutMs: number,
+): Promise<number> {
+  if ((options.field ?? []).length > 0 || Object.keys(data).length > 0) {
+    throw usage(
+      `${kind.type} has no fields to set: the platform sends it with the installation's configuration (change that with portico configure)`,
+    );
+  }
+  const id = options.installation ?? dev?.installations[kind.level];
+  if (id === undefined) {
+    throw usage(`${kind.type} goes to one ${kind.level} installation: give --installation ID`);
+  }
+  const labels = new InstallationLabels(client);
+  const installation = await readInstallation(client, id, labels);
+  if (installation.target.type !== kind.level) {
+    const right = {
+      organization: 'installation_setup',
+      space: 'space_installation_setup',
+      site: 'site_installation_setup',
+    }[installation.target.type];
+    throw usage(
+      `${id} is a ${installation.target.type} installation: ${kind.type} goes to ${kind.level} installations (send it ${right})`,
+    );
+  }
+  const before = await latestDispatchId(client, id);
+  const saved = await client.send<{ status: string }>(
+    'PATCH',
+    `/v1/installations/${encodeURIComponent(id)}/configuration`,
+    {},
+  );
+  const dispatch = await nextDispatch(client, id, kind.type, before, timeoutMs);
+  const label = await labels.label(id);
+  if (dispatch === undefined) {
+    throw new CommandError(
+      `${kind.type} was owed to ${label} (its configuration saved unchanged, status ${saved.status}) but not dispatched within ${timeoutMs / 1000} s (--timeout SECONDS waits longer)`,
+    );
+  }
+  if (options.json) io.out(`${JSON.stringify({ eventId: dispatch.eventId, installationId: id, dispatch })}\n`);
+  else {
+    io.out(`${dispatch.eventId}\n`);
+    if (options.wait) io.out(formatDispatch(dispatch, label, new SourceMaps(io.cwd)));
+  }
+  return options.wait && !ok(dispatch) ? EXIT_FAILURE : EXIT_OK;
+}
+
+/** `ui_render`: renders a component of the installation (props, state and action from --field/--data). */
+async function emitRender(
+  data: Record<string, unknown>,
+  options: EmitOptions,
+  { client, dev }: Target,
+  io: Io,
+  timeoutMs: number,
+): Promise<number> {
+  const id = options.installation ?? dev?.installations.space;
+  if (id === undefined) throw usage('ui_render renders a component of one installation: give --installation ID');
+  const input = applyFields(data, options.field ?? [], new Set(['componentId']));
+  const unknown = Object.keys(input).filter((key) => !['componentId', 'props', 'state', 'action'].includes(key));
+  if (unknown.length > 0) {
+    throw usage(`ui_render takes componentId, props, state and action, not ${unknown.join(', ')}`);
+  }
+  for (const key of ['props', 'state', 'action'] as const) {
+    if (input[key] !== undefined && !isObject(input[key])) throw usage(`ui_render: ${key} must be an object`);
+  }
+  const labels = new InstallationLabels(client);
+  const installation = await readInstallation(client, id, labels);
+  let componentId = input.componentId === undefined ? undefined : String(input.componentId);
+  if (componentId === undefined) {
+    const integration = await client.get<{ components?: { id: string }[] }>(
+      `/v1/integrations/${encodeURIComponent(installation.integration)}`,
+    );
+    componentId = integration.components?.[0]?.id;
+    if (componentId === undefined) {
+      throw new CommandError(`${installation.integration} defines no components: there is nothing to render`);
+    }
+  }
+  const before = options.wait ? await latestDispatchId(client, id) : 0;
+  const { componentId: _, ...body } = input;
+  const rendered = await client.send<{ element: unknown; state: unknown }>(
+    'POST',
+    `/v1/installations/${encodeURIComponent(id)}/components/${encodeURIComponent(componentId)}/render`,
+    body,
+  );
+  io.out(
+    `${JSON.stringify(options.json ? { installationId: id, componentId, ...rendered } : rendered, null, options.json ? 0 : 2)}\n`,
+  );
+  if (options.wait) {
+    const dispatch = await nextDispatch(client, id, 'ui_render', before, timeoutMs);
+    if (dispatch && !options.json) io.err(formatDispatch(dispatch, await labels.label(id), new SourceMaps(io.cwd)));
+  }
+  return EXIT_OK;
+}
+
+async function readInstallation(client: ApiClient, id: string, labels: InstallationLabels) {
+  const installation = await client.get<InstallationRead>(`/v1/installations/${encodeURIComponent(id)}`);
+  labels.remember(installation);
+  return installation;
+}
+
+async function latestDispatchId(client: ApiClient, id: string): Promise<number> {
+  const latest = await client.get<DispatchView[]>(`/v1/installations/${encodeURIComponent(id)}/dispatches`);
+  return latest[0]?.id ?? 0;
+}
+
+/** The first dispatch of `type` to the installation after `after` (an id), polled until `timeoutMs`. */
+async function nextDispatch(
+  client: ApiClient,
+  id: string,
+  type: string,
+  after: number,
+  timeoutMs: number,
+): Promise<DispatchView | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const latest = await client.get<DispatchView[]>(`/v1/installations/${encodeURIComponent(id)}/dispatches`);
+    const found = latest.filter((d) => d.id > after && d.type === type).at(-1);
+    if (found) return found;
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const ok = (dispatch: DispatchView) => dispatch.status >= 200 && dispatch.status < 300;

@@ -1,0 +1,72 @@
+/**
+ * Follows one platform event to its end for `portico emit --wait`, by polling GET
+ * /v1/events/{eventId}: prints each dispatch as it is recorded and each change of the deliveries it
+ * caused, until every installation it is owed to has its dispatch's final outcome and every
+ * delivery is delivered or failed, or the time is up.
+ */
+import type { DispatchView } from '@portico/platform';
+import type { ApiClient } from './api-client.js';
+import { type Delivery, deliveryVersion, formatDeliveryChange } from './delivery-lines.js';
+import { formatDispatch } from './dev/dispatch-stream.js';
+import { SourceMaps } from './dev/stack-traces.js';
+import type { InstallationLabels } from './installation-labels.js';
+
+export interface EventTrace {
+  eventId: string;
+  type: string;
+  receivedAt: string;
+  routedAt: string | null;
+  installations: { installationId: string; outcome: string | null; dispatchedAt: string | null }[];
+  dispatches: (DispatchView & { installationId: string })[];
+  deliveries: (Delivery & { installationId: string })[];
+}
+
+export interface FollowResult {
+  trace: EventTrace;
+  /** Everything it is owed to ended and every delivery is over. */
+  over: boolean;
+  /** A dispatch or a delivery failed. */
+  failed: boolean;
+}
+
+const POLL_MS = 150;
+
+/** Whether a dispatch outcome is final (see GET /v1/events/{eventId}). */
+export const finalOutcome = (outcome: string | null) =>
+  outcome !== null && !outcome.startsWith('retrying') && !outcome.startsWith('waiting');
+
+export async function followEvent(
+  client: ApiClient,
+  eventId: string,
+  options: { timeoutMs: number; labels: InstallationLabels; print?: ((text: string) => void) | undefined },
+): Promise<FollowResult> {
+  const deadline = Date.now() + options.timeoutMs;
+  const maps = new SourceMaps(process.cwd());
+  const printed = new Set<number>();
+  const versions = new Map<string, string>();
+  for (;;) {
+    const trace = await client.get<EventTrace>(`/v1/events/${encodeURIComponent(eventId)}`);
+    if (options.print) {
+      for (const dispatch of trace.dispatches) {
+        if (printed.has(dispatch.id)) continue;
+        printed.add(dispatch.id);
+        options.print(formatDispatch(dispatch, await options.labels.label(dispatch.installationId), maps));
+      }
+      for (const delivery of trace.deliveries) {
+        const version = deliveryVersion(delivery);
+        if (versions.get(delivery.id) === version) continue;
+        versions.set(delivery.id, version);
+        options.print(`  ${formatDeliveryChange(delivery)}`);
+      }
+    }
+    const over =
+      trace.routedAt !== null &&
+      trace.installations.every((i) => finalOutcome(i.outcome)) &&
+      trace.deliveries.every((d) => d.status !== 'pending');
+    const failed =
+      trace.installations.some((i) => i.outcome?.startsWith('failed')) ||
+      trace.deliveries.some((d) => d.status === 'failed');
+    if (over || Date.now() >= deadline) return { trace, over, failed };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(deadline - Date.now(), 0))));
+  }
+}
