@@ -10,12 +10,22 @@ export interface ScaffoldAnswers {
 /** A YAML scalar for `value`, quoted only when YAML needs it. */
 const scalar = (value: string) => stringify(value, { lineWidth: 0 }).trimEnd();
 
+export interface ScaffoldPackages {
+  /** The dependency spec of a Portico package (`^0.1.0`, or a `file:` link or tarball). */
+  spec(name: string): string;
+  /** Where the Portico packages the direct ones depend on come from (tarballs). */
+  overrides?: Record<string, string> | undefined;
+  typescript: string;
+  vitest: string;
+}
+
+/** Packages with install scripts the platform needs (npm asks for them in `allowScripts`). */
+const INSTALL_SCRIPTS = { 'better-sqlite3': true, esbuild: true, workerd: true, sharp: true };
+
 /** The files of a new integration, by path relative to its directory. */
-export function scaffoldFiles(
-  answers: ScaffoldAnswers,
-  versions: { portico: string; typescript: string },
-): Record<string, string> {
+export function scaffoldFiles(answers: ScaffoldAnswers, packages: ScaffoldPackages): Record<string, string> {
   const { name, title, description, organization } = answers;
+  const linked = packages.spec('portico').startsWith('file:') && !packages.spec('portico').endsWith('.tgz');
   return {
     'platform-manifest.yaml': `# yaml-language-server: $schema=./node_modules/@portico/manifest/schema/platform-manifest.schema.json
 # The manifest of the integration. Check it with \`npx portico check\`.
@@ -62,13 +72,19 @@ export default createIntegration({
         private: true,
         description,
         type: 'module',
-        scripts: { check: 'portico check', typecheck: 'tsc --noEmit' },
-        dependencies: { '@portico/runtime': `^${versions.portico}` },
+        scripts: { check: 'portico check', dev: 'portico dev', test: 'vitest run', typecheck: 'tsc --noEmit' },
+        dependencies: { '@portico/runtime': packages.spec('@portico/runtime') },
         devDependencies: {
-          '@portico/manifest': `^${versions.portico}`,
-          portico: `^${versions.portico}`,
-          typescript: `^${versions.typescript}`,
+          '@portico/manifest': packages.spec('@portico/manifest'),
+          '@portico/testing': packages.spec('@portico/testing'),
+          portico: packages.spec('portico'),
+          typescript: `^${packages.typescript}`,
+          vitest: `^${packages.vitest}`,
         },
+        ...(packages.overrides && Object.keys(packages.overrides).length > 0 ? { overrides: packages.overrides } : {}),
+        // Linked packages use the checkout's installed dependencies; otherwise npm installs the
+        // platform's, and these build or fetch their native parts when installed.
+        ...(linked ? {} : { allowScripts: INSTALL_SCRIPTS }),
       },
       null,
       2,
@@ -89,7 +105,43 @@ export default createIntegration({
       null,
       2,
     )}\n`,
-    '.gitignore': 'node_modules/\ndist/\n.portico/\n',
+    'src/index.test.ts': `import { loadManifest } from '@portico/manifest';
+import { createTestPlatform, type TestPlatform } from '@portico/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import integration from './index.js';
+
+// The manifest gives the test platform the integration's name, secrets and configuration schemas.
+const loaded = await loadManifest(decodeURIComponent(new URL('..', import.meta.url).pathname));
+if (!loaded.ok) throw new Error('platform-manifest.yaml is not valid: run npx portico check');
+const manifest = loaded.manifest;
+
+let platform: TestPlatform | undefined;
+afterEach(async () => {
+  await platform?.close();
+  platform = undefined;
+});
+
+describe(${JSON.stringify(title)}, () => {
+  it('answers a POST to its public endpoint', async () => {
+    platform = await createTestPlatform(integration, { manifest });
+    const response = await platform.fetch('/', { method: 'POST', body: '{}' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true });
+  });
+
+  it('refuses other methods on its public endpoint', async () => {
+    platform = await createTestPlatform(integration, { manifest });
+    expect((await platform.fetch('/')).status).toBe(405);
+  });
+
+  it('handles installation_setup', async () => {
+    platform = await createTestPlatform(integration, { manifest });
+    const response = await platform.event({ type: 'installation_setup', status: 'active' });
+    expect(response.ok).toBe(true);
+  });
+});
+`,
+    '.gitignore': 'node_modules/\ndist/\n.portico/\n.portico-dev/\n.env\n',
     'README.md': `# ${title}
 
 ${description}
@@ -99,6 +151,8 @@ A Portico integration: \`platform-manifest.yaml\` declares it, \`src/index.ts\` 
 \`\`\`sh
 npm install
 npx portico check     # validate platform-manifest.yaml and the files it names
+npm test              # the tests in src/*.test.ts, against a simulated platform (@portico/testing)
+npx portico dev       # run it on a local platform, reloaded on every save
 \`\`\`
 
 - \`src/index.ts\` answers requests to the installation's public endpoint (\`fetch\`) and platform events (\`events\`).

@@ -5,3 +5,6 @@ export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json'
 
 /** The TypeScript release new integrations are set up with. */
 export const TYPESCRIPT_RANGE = '7.0.0';
+
+/** The vitest release new integrations test with. */
+export const VITEST_RANGE = '4.1.0';

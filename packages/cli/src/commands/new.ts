@@ -2,8 +2,9 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isValidIntegrationName, loadManifest } from '@portico/manifest';
 import type { Io } from '../io.js';
+import { packageSource, scaffoldDependencies } from '../portico-packages.js';
 import { nameFromDirectory, type ScaffoldAnswers, scaffoldFiles, titleFromName } from '../scaffold.js';
-import { TYPESCRIPT_RANGE, VERSION } from '../version.js';
+import { TYPESCRIPT_RANGE, VITEST_RANGE } from '../version.js';
 
 export interface NewOptions {
   name?: string;
@@ -72,7 +73,13 @@ export async function newIntegration(dir: string | undefined, options: NewOption
     return fail(`${relative(io.cwd, target) || '.'} already exists and is not empty; choose a new directory`);
   }
 
-  const files = scaffoldFiles(answers, { portico: VERSION, typescript: TYPESCRIPT_RANGE });
+  const packages = scaffoldDependencies(packageSource());
+  const files = scaffoldFiles(answers, {
+    spec: packages.spec,
+    overrides: packages.overrides,
+    typescript: TYPESCRIPT_RANGE,
+    vitest: VITEST_RANGE,
+  });
   for (const [path, contents] of Object.entries(files)) {
     await mkdir(dirname(join(target, path)), { recursive: true });
     await writeFile(join(target, path), contents, { flag: 'wx' });
@@ -91,7 +98,8 @@ export async function newIntegration(dir: string | undefined, options: NewOption
       `\nSet \`organization\` in platform-manifest.yaml to your organization's id or subdomain before publishing.\n`,
     );
   }
-  io.out(`\nNext:\n  cd ${shown}\n  npm install\n  npx portico check\n`);
+  if (packages.note) io.out(`\n${packages.note}\n`);
+  io.out(`\nNext:\n  cd ${shown}\n  npm install\n  npx portico check\n  npm test\n  npx portico dev\n`);
   return 0;
 }
 
