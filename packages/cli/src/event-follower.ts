@@ -44,25 +44,30 @@ export async function followEvent(
   const maps = new SourceMaps(process.cwd());
   const printed = new Set<number>();
   const versions = new Map<string, string>();
+  const dispatched = new Set<string>();
   for (;;) {
     const trace = await client.get<EventTrace>(`/v1/events/${encodeURIComponent(eventId)}`);
+    const over =
+      trace.routedAt !== null &&
+      trace.installations.every((i) => finalOutcome(i.outcome)) &&
+      trace.deliveries.every((d) => d.status !== 'pending');
     if (options.print) {
       for (const dispatch of trace.dispatches) {
         if (printed.has(dispatch.id)) continue;
         printed.add(dispatch.id);
+        dispatched.add(dispatch.installationId);
         options.print(formatDispatch(dispatch, await options.labels.label(dispatch.installationId), maps));
       }
       for (const delivery of trace.deliveries) {
+        // A delivery is asked for during its dispatch, which is recorded when it ends: the
+        // delivery is shown under the dispatch that caused it.
+        if (!dispatched.has(delivery.installationId) && !over) continue;
         const version = deliveryVersion(delivery);
         if (versions.get(delivery.id) === version) continue;
         versions.set(delivery.id, version);
         options.print(`  ${formatDeliveryChange(delivery)}`);
       }
     }
-    const over =
-      trace.routedAt !== null &&
-      trace.installations.every((i) => finalOutcome(i.outcome)) &&
-      trace.deliveries.every((d) => d.status !== 'pending');
     const failed =
       trace.installations.some((i) => i.outcome?.startsWith('failed')) ||
       trace.deliveries.some((d) => d.status === 'failed');
