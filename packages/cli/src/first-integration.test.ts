@@ -149,6 +149,15 @@ describe('Write your first integration', () => {
           installationId: space,
         }),
       );
+      // Without INSTALLATION, deliveries lists those of every installation in the dev places.
+      const listed = await portico(['deliveries'], dir);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(
+        new RegExp(
+          `^dlv_\\w+ +${space} +delivered +space_content_updated +${eventId} +1 +200 in \\d+ ms .* ${url}$`,
+          'm',
+        ),
+      );
     } finally {
       receiver.close();
     }

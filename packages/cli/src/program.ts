@@ -177,11 +177,12 @@ function addServerCommands(program: Command, io: Io, done: (code: number) => voi
     .addHelpText(
       'after',
       `
-Events sent through POST /v1/events: ${kinds('ingested')}.
-Setup events (${kinds('setup')}) are the platform's own: emit saves the
-installation's configuration unchanged, which sends one. ui_render renders a component
-(--field componentId=… props.x=… state.x=…; default: the integration's first component) and
-prints the result.
+Events sent through POST /v1/events:
+  ${kinds('ingested')}
+Setup events (${kinds('setup')})
+are the platform's own: emit saves the installation's configuration unchanged, which sends one.
+ui_render renders a component (--field componentId=… props.x=…; default: the integration's
+first component) and prints what it rendered.
 
 Examples:
   portico emit site_view --site docs
@@ -199,7 +200,10 @@ ${EXIT_STATUS('sent (with --wait: nothing failed)')}
       .description(
         'Follow the dispatches (with the integration’s logs) and deliveries of installations as they happen.',
       )
-      .argument('[installation...]', 'installations to follow (default: the three of portico dev)')
+      .argument(
+        '[installation...]',
+        'installations to follow (default: those in portico dev’s organization, space and site)',
+      )
       .option('--type <type>', 'only this event type (comma-separated or repeated)', collect)
       .option('--status <status>', 'only ok, failed, pending, delivered, or an HTTP status such as 500')
       .option('--since <time>', 'also what happened since then: ISO time, Unix ms, or 30s, 15m, 2h, 1d ago')
@@ -218,7 +222,7 @@ Ctrl-C stops it. ${EXIT_STATUS('stopped')}
     program
       .command('deliveries')
       .description('List webhook deliveries with their attempts, newest first.')
-      .argument('[installation...]', 'installations (default: the three of portico dev)')
+      .argument('[installation...]', 'installations (default: those in portico dev’s organization, space and site)')
       .option('--status <status>', 'pending, delivered or failed')
       .option('--event <eventId>', 'only the deliveries of this event')
       .option('--limit <n>', 'at most n (1-200, default 50)')

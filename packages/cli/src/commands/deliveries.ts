@@ -1,6 +1,7 @@
 import { resolveTarget, type ServerOptions } from '../api-target.js';
 import { EXIT_OK, runCommand, usage } from '../command-error.js';
 import { type Delivery, deliveryTable } from '../delivery-lines.js';
+import { devInstallations } from '../dev-installations.js';
 import type { Io } from '../io.js';
 import { parseCount } from '../numbers.js';
 
@@ -31,12 +32,7 @@ export function deliveries(
     }
     const limit = parseCount(options.limit ?? '50', '--limit', 1, 200);
     const { client, dev } = resolveTarget(options, io, env);
-    const ids =
-      installations.length > 0
-        ? installations
-        : dev
-          ? [dev.installations.organization, dev.installations.space, dev.installations.site]
-          : undefined;
+    const ids = installations.length > 0 ? installations : dev ? await devInstallations(client, dev) : undefined;
     if (ids === undefined) {
       throw usage(
         'give the installation whose deliveries to list (portico deliveries INSTALLATION), or run portico dev here',

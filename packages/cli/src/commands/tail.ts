@@ -5,6 +5,7 @@ import { CommandError, EXIT_OK, runCommand, usage } from '../command-error.js';
 import { type Delivery, deliveryVersion, formatDeliveryChange } from '../delivery-lines.js';
 import { formatDispatch } from '../dev/dispatch-stream.js';
 import { SourceMaps } from '../dev/stack-traces.js';
+import { devInstallations } from '../dev-installations.js';
 import { InstallationLabels } from '../installation-labels.js';
 import type { Io } from '../io.js';
 import { parseCount } from '../numbers.js';
@@ -44,12 +45,7 @@ export function tail(
     const count = options.count === undefined ? undefined : parseCount(options.count, '--count', 1, 1_000_000);
     const since = options.since === undefined ? undefined : parseTimeArg(options.since, '--since');
     const { client, dev } = resolveTarget(options, io, env);
-    const ids =
-      installations.length > 0
-        ? installations
-        : dev
-          ? [dev.installations.organization, dev.installations.space, dev.installations.site]
-          : undefined;
+    const ids = installations.length > 0 ? installations : dev ? await devInstallations(client, dev) : undefined;
     if (ids === undefined) {
       throw usage('give the installation to follow (portico tail INSTALLATION), or run portico dev in this directory');
     }

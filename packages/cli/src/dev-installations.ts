@@ -1,0 +1,22 @@
+import type { ApiClient } from './api-client.js';
+import type { FoundDevServer } from './dev-server-file.js';
+import type { InstallationRead } from './installation-labels.js';
+
+/**
+ * What `tail` and `deliveries` follow without INSTALLATION in a `portico dev` directory: the
+ * integration's three installations first, then every other one in the dev organization, space
+ * and site (the webhook integration installed there to try a delivery, say), as they are now.
+ */
+export async function devInstallations(client: ApiClient, dev: FoundDevServer): Promise<string[]> {
+  const own = [dev.installations.organization, dev.installations.space, dev.installations.site];
+  const organization =
+    dev.organization ??
+    (await client.get<{ organization: string }>(`/v1/installations/${encodeURIComponent(own[0] as string)}`))
+      .organization;
+  const places = await Promise.all([
+    client.get<{ installations: InstallationRead[] }>(`/v1/orgs/${encodeURIComponent(organization)}`),
+    client.get<{ installations: InstallationRead[] }>(`/v1/spaces/${encodeURIComponent(dev.space)}`),
+    client.get<{ installations: InstallationRead[] }>(`/v1/sites/${encodeURIComponent(dev.site)}`),
+  ]);
+  return [...new Set([...own, ...places.flatMap((place) => place.installations.map((i) => i.id))])];
+}
