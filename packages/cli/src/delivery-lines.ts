@@ -3,7 +3,7 @@
  * emit --wait`, `portico redeliver --wait`) and a table (`portico deliveries`). The shape is an
  * item of GET /v1/installations/{id}/deliveries.
  */
-import { clock } from './dev/dispatch-stream.js';
+import { clock } from './dispatch-lines.js';
 
 export interface DeliveryAttempt {
   number: number;

@@ -10,6 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 /** Where `portico dev` keeps its data, relative to the integration's directory. */
 export const DEV_DIR = '.portico-dev';
 export const DEV_SERVER_FILE = 'dev-server.json';
+/** The port `portico dev` asks for first (the next free one when it is taken). */
+export const DEFAULT_DEV_PORT = 8787;
 
 export interface DevServer {
   /** The dev platform's API, e.g. http://127.0.0.1:8787. */

@@ -7,8 +7,8 @@
 import type { DispatchView } from '@portico/platform';
 import type { ApiClient } from './api-client.js';
 import { type Delivery, deliveryVersion, formatDeliveryChange } from './delivery-lines.js';
-import { formatDispatch } from './dev/dispatch-stream.js';
 import { SourceMaps } from './dev/stack-traces.js';
+import { formatDispatch } from './dispatch-lines.js';
 import type { InstallationLabels } from './installation-labels.js';
 
 export interface EventTrace {

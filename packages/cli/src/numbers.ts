@@ -1,5 +1,8 @@
 import { usage } from './command-error.js';
 
+/** How long `--wait` waits by default, in seconds. */
+export const DEFAULT_WAIT_SECONDS = 30;
+
 /** A positive number of seconds (`--timeout 30`, `--timeout 2.5`), or a usage error naming the flag. */
 export function parseSeconds(text: string, flag: string): number {
   const value = Number(text);

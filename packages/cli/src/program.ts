@@ -1,23 +1,15 @@
-import { TUNING_DEFAULTS, TUNING_SETTINGS } from '@portico/platform';
+import { TUNING_DEFAULTS, TUNING_SETTINGS } from '@portico/platform/config';
 import { Command, CommanderError, Option } from 'commander';
 import { SERVER_FLAGS } from './api-target.js';
 import { EXIT_USAGE } from './command-error.js';
-import { check } from './commands/check.js';
-import { configure } from './commands/configure.js';
-import { deliveries } from './commands/deliveries.js';
-import { DEFAULT_DEV_PORT, dev } from './commands/dev.js';
-import { DEFAULT_WAIT_SECONDS, emit } from './commands/emit.js';
-import { install } from './commands/install.js';
-import { newIntegration } from './commands/new.js';
-import { publishIntegration } from './commands/publish.js';
-import { recover } from './commands/recover.js';
-import { redeliver } from './commands/redeliver.js';
-import { serve } from './commands/serve.js';
-import { tail } from './commands/tail.js';
+import { DEFAULT_DEV_PORT } from './dev-server-file.js';
 import { EVENT_KINDS } from './event-fields.js';
 import type { Io } from './io.js';
+import { DEFAULT_WAIT_SECONDS } from './numbers.js';
 import { VERSION } from './version.js';
 
+// Each command's module is loaded when it runs: the platform (for serve and dev) takes most of
+// a second to load, which the commands that only talk to a server should not wait for.
 /** Runs the `portico` command line with `argv` (without the node and script paths); answers the exit code. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   let exitCode = 0;
@@ -43,7 +35,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       '\nExamples:\n  portico new my-integration\n  portico new my-integration --title "My Integration" --organization acme --yes\n',
     )
     .action(async (dir: string | undefined, options) => {
-      exitCode = await newIntegration(dir, options, io);
+      exitCode = await (await import('./commands/new.js')).newIntegration(dir, options, io);
     });
 
   program
@@ -58,7 +50,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       '\nPrints each problem as platform-manifest.yaml:LINE:COL: message.\nExit status: 0 when valid, 1 when not.\n',
     )
     .action(async (dir: string, options) => {
-      exitCode = await check(dir, options, io);
+      exitCode = await (await import('./commands/check.js')).check(dir, options, io);
     });
 
   program
@@ -80,7 +72,7 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
 `,
     )
     .action(async (dir: string, options) => {
-      exitCode = await dev(dir, options, io);
+      exitCode = await (await import('./commands/dev.js')).dev(dir, options, io);
     });
 
   const serveCommand = program
@@ -114,7 +106,7 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
     );
   }
   serveCommand.action(async (options) => {
-    exitCode = await serve(options, io);
+    exitCode = await (await import('./commands/serve.js')).serve(options, io);
   });
 
   program
@@ -125,7 +117,7 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
     .option('--token <token>', 'your API token (PORTICO_TOKEN)')
     .addHelpText('after', '\nSecrets named in the manifest (${{ env.NAME }}) are read from the environment.\n')
     .action(async (dir: string, options) => {
-      exitCode = await publishIntegration(dir, options, io);
+      exitCode = await (await import('./commands/publish.js')).publishIntegration(dir, options, io);
     });
 
   addServerCommands(program, io, (code) => {
@@ -192,7 +184,7 @@ Examples:
 ${EXIT_STATUS('sent (with --wait: nothing failed)')}
 `,
     )
-    .action(async (type: string, options) => done(await emit(type, options, io)));
+    .action(async (type: string, options) => done(await (await import('./commands/emit.js')).emit(type, options, io)));
 
   serverOptions(
     program
@@ -216,7 +208,9 @@ ${EXIT_STATUS('sent (with --wait: nothing failed)')}
 Ctrl-C stops it. ${EXIT_STATUS('stopped')}
 `,
     )
-    .action(async (installations: string[], options) => done(await tail(installations, options, io)));
+    .action(async (installations: string[], options) =>
+      done(await (await import('./commands/tail.js')).tail(installations, options, io)),
+    );
 
   serverOptions(
     program
@@ -234,7 +228,9 @@ Ctrl-C stops it. ${EXIT_STATUS('stopped')}
 ${EXIT_STATUS('listed (also none)')}
 `,
     )
-    .action(async (installations: string[], options) => done(await deliveries(installations, options, io)));
+    .action(async (installations: string[], options) =>
+      done(await (await import('./commands/deliveries.js')).deliveries(installations, options, io)),
+    );
 
   serverOptions(
     program
@@ -251,7 +247,9 @@ ${EXIT_STATUS('listed (also none)')}
 ${EXIT_STATUS('redelivered (with --wait: delivered)')}
 `,
     )
-    .action(async (ids: string[], options) => done(await redeliver(ids, options, io)));
+    .action(async (ids: string[], options) =>
+      done(await (await import('./commands/redeliver.js')).redeliver(ids, options, io)),
+    );
 
   serverOptions(
     program
@@ -270,7 +268,9 @@ ${EXIT_STATUS('redelivered (with --wait: delivered)')}
 Prints the job's id. ${EXIT_STATUS('started (with --wait: every one redelivered)')}
 `,
     )
-    .action(async (installation: string, options) => done(await recover(installation, options, io)));
+    .action(async (installation: string, options) =>
+      done(await (await import('./commands/recover.js')).recover(installation, options, io)),
+    );
 
   serverOptions(
     program
@@ -289,7 +289,9 @@ Prints the job's id. ${EXIT_STATUS('started (with --wait: every one redelivered)
 Prints each installation as ID TARGET-TYPE TARGET STATUS. ${EXIT_STATUS('installed')}
 `,
     )
-    .action(async (integration: string, options) => done(await install(integration, options, io)));
+    .action(async (integration: string, options) =>
+      done(await (await import('./commands/install.js')).install(integration, options, io)),
+    );
 
   serverOptions(
     program
@@ -309,6 +311,6 @@ ${EXIT_STATUS('saved (also when still pending)')}
 `,
     )
     .action(async (installation: string, settings: string[], options) =>
-      done(await configure(installation, settings, options, io)),
+      done(await (await import('./commands/configure.js')).configure(installation, settings, options, io)),
     );
 }

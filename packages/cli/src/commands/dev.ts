@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { MANIFEST_FILE } from '@portico/manifest';
 import { DevSession } from '../dev/dev-session.js';
 import { firstFreePort } from '../dev/free-port.js';
-import { DEV_DIR, readDevServer } from '../dev-server-file.js';
+import { DEFAULT_DEV_PORT, DEV_DIR, readDevServer } from '../dev-server-file.js';
 import type { Io } from '../io.js';
 import { StopSignals } from '../stop-signals.js';
 
@@ -12,7 +12,8 @@ export interface DevOptions {
   fresh?: boolean;
 }
 
-export const DEFAULT_DEV_PORT = 8787;
+export { DEFAULT_DEV_PORT };
+
 const HOST = '127.0.0.1';
 
 /**

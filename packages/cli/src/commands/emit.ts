@@ -3,8 +3,8 @@ import type { DispatchView } from '@portico/platform';
 import type { ApiClient } from '../api-client.js';
 import { resolveTarget, type ServerOptions, type Target } from '../api-target.js';
 import { CommandError, EXIT_FAILURE, EXIT_OK, runCommand, usage } from '../command-error.js';
-import { formatDispatch } from '../dev/dispatch-stream.js';
 import { SourceMaps } from '../dev/stack-traces.js';
+import { formatDispatch } from '../dispatch-lines.js';
 import {
   applyFields,
   type EventKind,
@@ -17,7 +17,7 @@ import {
 import { finalOutcome, followEvent } from '../event-follower.js';
 import { InstallationLabels, type InstallationRead } from '../installation-labels.js';
 import type { Io } from '../io.js';
-import { parseSeconds } from '../numbers.js';
+import { DEFAULT_WAIT_SECONDS, parseSeconds } from '../numbers.js';
 
 export interface EmitOptions extends ServerOptions {
   space?: string;
@@ -29,8 +29,6 @@ export interface EmitOptions extends ServerOptions {
   timeout?: string;
   json?: boolean;
 }
-
-export const DEFAULT_WAIT_SECONDS = 30;
 
 /**
  * `portico emit TYPE`: sends a platform event with a value for every field, to the dev platform

@@ -1,9 +1,8 @@
 import { resolveTarget, type ServerOptions } from '../api-target.js';
 import { CommandError, EXIT_FAILURE, EXIT_OK, runCommand } from '../command-error.js';
 import type { Io } from '../io.js';
-import { parseSeconds } from '../numbers.js';
+import { DEFAULT_WAIT_SECONDS, parseSeconds } from '../numbers.js';
 import { parseTimeArg } from '../time-arg.js';
-import { DEFAULT_WAIT_SECONDS } from './emit.js';
 
 export interface RecoverOptions extends ServerOptions {
   since: string;

@@ -2,8 +2,7 @@ import { resolveTarget, type ServerOptions } from '../api-target.js';
 import { CommandError, EXIT_FAILURE, EXIT_OK, runCommand } from '../command-error.js';
 import { type Delivery, deliveryVersion, formatDeliveryChange } from '../delivery-lines.js';
 import type { Io } from '../io.js';
-import { parseSeconds } from '../numbers.js';
-import { DEFAULT_WAIT_SECONDS } from './emit.js';
+import { DEFAULT_WAIT_SECONDS, parseSeconds } from '../numbers.js';
 
 export interface RedeliverOptions extends ServerOptions {
   wait?: boolean;

@@ -6,7 +6,10 @@
  * times a second.
  */
 import { type DispatchView, LiveFeed, type ServiceContext } from '@portico/platform';
+import { formatDispatch } from '../dispatch-lines.js';
 import type { SourceMaps } from './stack-traces.js';
+
+export { clock, formatDispatch } from '../dispatch-lines.js';
 
 /** How often the log is read. */
 const POLL_MS = 100;
@@ -69,20 +72,4 @@ export class DispatchStream {
     found.sort((a, b) => a.view.id - b.view.id);
     for (const { view, label } of found) this.print(formatDispatch(view, label, this.maps));
   }
-}
-
-/** One dispatch as the terminal shows it: its line, then the integration's output indented. */
-export function formatDispatch(view: DispatchView, label: string, maps: SourceMaps): string {
-  const outcome =
-    view.status === 0
-      ? `failed after ${view.durationMs} ms: ${view.error ?? 'no answer'}`
-      : `${view.status} in ${view.durationMs} ms${view.error ? ` (${view.error})` : ''}`;
-  const lines = [`${clock(new Date(view.at))} ${view.type} → ${label}: ${outcome}`];
-  for (const log of view.logs) lines.push(`  │ ${maps.map(log)}`);
-  return `${lines.join('\n')}\n`;
-}
-
-/** HH:MM:SS in local time. */
-export function clock(at: Date = new Date()): string {
-  return at.toTimeString().slice(0, 8);
 }
