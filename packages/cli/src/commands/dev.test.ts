@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning, type ProcessInfo, processes } from '../../../platform/src/hosts/proc.js';
 import { readDevServer } from '../dev-server-file.js';
 import { run } from '../program.js';
-import { bin, type CliProcess, linkCheckoutSdk, spawnCli } from '../test-support/dev-process.js';
+import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
 import { memoryIo } from '../test-support/memory-io.js';
 
 const source = (text: string) => `import { createComponent, createIntegration } from '@portico/runtime';
@@ -66,7 +66,8 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'portico-dev-'));
   await portico(['new', 'dev-demo', '--organization', 'acme', '--yes'], root);
   dir = join(root, 'dev-demo');
-  linkCheckoutSdk(dir);
+  // As a developer does: the scaffold's dependencies link the checkout's packages (file:).
+  await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir });
   const manifest = await readFile(join(dir, 'platform-manifest.yaml'), 'utf8');
   await writeFile(join(dir, 'platform-manifest.yaml'), manifest.replace('scopes: []', 'scopes: [space:content:read]'));
   await writeFile(join(dir, 'src/index.ts'), source('version 0'));

@@ -5,11 +5,10 @@
  * setpriv's parent-death signal, as the workerd host does for its workers).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
 
 export const bin = new URL('../../dist/bin.js', import.meta.url).pathname;
-const checkout = new URL('../../../../', import.meta.url).pathname;
+const _checkout = new URL('../../../../', import.meta.url).pathname;
 
 export interface CliProcess {
   child: ChildProcess;
@@ -92,17 +91,6 @@ export function spawnCli(args: string[], options: { cwd: string; env?: Record<st
       });
     },
   };
-}
-
-/**
- * Makes the checkout's SDK resolvable from an integration directory outside it
- * (`node_modules/@portico/runtime` → packages/runtime). Drop once `portico new` writes
- * dependencies that `npm install` resolves outside the checkout.
- */
-export function linkCheckoutSdk(dir: string): void {
-  const link = join(dir, 'node_modules', '@portico', 'runtime');
-  mkdirSync(dirname(link), { recursive: true });
-  symlinkSync(join(checkout, 'packages', 'runtime'), link, 'dir');
 }
 
 function isExecutable(path: string): boolean {
