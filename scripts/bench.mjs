@@ -335,7 +335,8 @@ time) and the senders in the benchmark process. An event is a \`space_content_up
 with a space installation of the built-in webhook integration: it is stored, routed, dispatched to the
 integration, which asks the delivery engine for a delivery; the engine signs it and POSTs it to the receiver.
 The **ceiling** is the engine's own HTTP client posting the same signed bodies straight to the same
-receiver, in the same server run: ${count(D.events)} posts, ${D.ceilingConcurrency} at a time, for throughput; and one post per
+receiver, in the same server run: ${count(D.events)} posts, ${D.ceilingConcurrency} at a time, for throughput (the best of three rounds after a
+warm-up round); and one post per
 scheduled send at ${D.steadyRate} / s for ${D.steadySeconds} s for latency (the floor no pipeline can beat here).
 A steady run sends on a fixed schedule without waiting for answers (at most ${D.maxInFlight} requests in flight);
 latency is from the scheduled send to the receiver's work, so a late send counts its lateness.
