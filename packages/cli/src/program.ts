@@ -14,7 +14,7 @@ import { VERSION } from './version.js';
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   let exitCode = 0;
   const program = new Command('portico')
-    .description('Build, check and publish Portico integrations.')
+    .description('Create, check, run and publish Portico integrations; run the platform and talk to it.')
     .version(VERSION, '-v, --version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
