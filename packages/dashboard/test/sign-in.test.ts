@@ -75,7 +75,9 @@ describe('signing in', { timeout: 120_000 }, () => {
     expect(page.url()).toBe(`${world.url}/`);
     await expect.poll(() => page.getByText('Operator').isVisible()).toBe(true);
     // The operator sees every organization (Portico publishes the built-in webhook integration).
-    await expect.poll(() => page.getByRole('navigation', { name: 'Organizations' }).textContent()).toBe('AcmeGlobexPortico');
+    await expect
+      .poll(() => page.getByRole('navigation', { name: 'Organizations' }).textContent())
+      .toBe('AcmeGlobexPortico');
     // The entry with the code was replaced, not kept behind the clean one.
     await page.goBack();
     expect(page.url()).toBe('about:blank');
