@@ -162,11 +162,11 @@ async function fresh(backend: Backend) {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
-    async keys(table: 'events' | 'deliveries'): Promise<string[]> {
+    async keys(table: 'events' | 'deliveries' | 'recoveries'): Promise<string[]> {
       const rows =
         table === 'events'
           ? await db.selectFrom('events').select('event_id as key').orderBy('event_id').execute()
-          : await db.selectFrom('deliveries').select('id as key').orderBy('id').execute();
+          : await db.selectFrom(table).select('id as key').orderBy('id').execute();
       return rows.map((r) => r.key);
     },
   };
@@ -223,6 +223,24 @@ const delivery = (id: string, status: 'pending' | 'delivered' | 'failed', update
   created_at: updatedAt - 10_000,
   updated_at: updatedAt,
 });
+const recovery = (id: string, status: 'running' | 'done' | 'failed', at: number) => ({
+  id,
+  installation_id: 'inst',
+  since: at - DAY,
+  until: at,
+  status,
+  total: 1,
+  done: status === 'running' ? 0 : 1,
+  errors: 0,
+  last_error: null,
+  cursor_created_at: null,
+  cursor_id: null,
+  claimed_until: null,
+  created_by: 'ada',
+  created_at: at,
+  updated_at: at,
+  finished_at: status === 'running' ? null : at,
+});
 const attemptsOf = (deliveryId: string, count: number, at: number) =>
   Array.from({ length: count }, (_, i) => ({
     delivery_id: deliveryId,
@@ -234,7 +252,15 @@ const attemptsOf = (deliveryId: string, count: number, at: number) =>
     response_excerpt: null,
   }));
 
-const none: PruneCounts = { outbox: 0, events: 0, dispatches: 0, delivery_attempts: 0, deliveries: 0, egress: 0 };
+const none: PruneCounts = {
+  outbox: 0,
+  events: 0,
+  dispatches: 0,
+  delivery_attempts: 0,
+  deliveries: 0,
+  egress: 0,
+  recoveries: 0,
+};
 
 describe.each(backends)('retention on $name', (backend) => {
   it('removes finished rows older than the retention period from every table and keeps recent ones', async () => {
@@ -266,6 +292,13 @@ describe.each(backends)('retention on $name', (backend) => {
       ...attemptsOf('dlv_recent', 1, RECENT),
     ]);
 
+    await store.insert('recoveries', [
+      recovery('rec_old_done', 'done', OLD),
+      recovery('rec_old_failed', 'failed', OLD),
+      recovery('rec_old_running', 'running', OLD),
+      recovery('rec_recent', 'done', RECENT),
+    ]);
+
     const { pruner } = store.pruner();
     expect(await pruner.pruneOnce()).toEqual({
       outbox: 2,
@@ -274,7 +307,10 @@ describe.each(backends)('retention on $name', (backend) => {
       delivery_attempts: 6,
       deliveries: 2,
       egress: 1,
+      recoveries: 2,
     });
+    // A running job is never removed, however old; a finished one goes by when it finished.
+    expect(await store.keys('recoveries')).toEqual(['rec_old_running', 'rec_recent']);
     expect(await store.keys('events')).toEqual(['evt_recent']);
     expect(
       (await store.db.selectFrom('outbox').select('event_id').orderBy('id').execute()).map((r) => r.event_id),
@@ -296,6 +332,7 @@ describe.each(backends)('retention on $name', (backend) => {
       delivery_attempts: 1,
       deliveries: 1,
       egress: 1,
+      recoveries: 1,
     });
     for (const table of ['events', 'outbox', 'dispatches', 'egress', 'deliveries', 'delivery_attempts'] as const) {
       expect(await store.count(table)).toBe(0);
@@ -411,6 +448,7 @@ describe.each(backends)('retention on $name', (backend) => {
       delivery_attempts: 400,
       deliveries: 200,
       egress: 0,
+      recoveries: 0,
     });
     // Every statement removed at most one batch (deliveries: a quarter of one, with their attempts).
     for (const statement of log.deletes) {
@@ -438,10 +476,11 @@ describe.each(backends)('retention on $name', (backend) => {
     await store.insert('egress', [egress(OLD), egress(NOW)]);
     await store.insert('deliveries', [delivery('dlv_1', 'delivered', OLD, 1), delivery('dlv_2', 'pending', NOW, 0)]);
     await store.insert('delivery_attempts', attemptsOf('dlv_1', 1, OLD));
+    await store.insert('recoveries', [recovery('rec_1', 'done', OLD), recovery('rec_2', 'running', OLD)]);
     const { pruner, log } = store.pruner();
     await pruner.pruneOnce();
     expect(new Set(log.deletes.map((d) => d.table))).toEqual(
-      new Set(['outbox', 'events', 'dispatches', 'delivery_attempts', 'deliveries', 'egress']),
+      new Set(['outbox', 'events', 'dispatches', 'delivery_attempts', 'deliveries', 'egress', 'recoveries']),
     );
     for (const statement of log.deletes) {
       const { scans, plan } = await fullScans(store.database, statement.sql, statement.parameters);
@@ -543,6 +582,7 @@ describe.skipIf(!postgresUrl)('two pruners on one PostgreSQL database', () => {
       egress: 1500,
       deliveries: 300,
       delivery_attempts: 1200,
+      recoveries: 0,
     });
     for (const table of ['events', 'outbox', 'dispatches', 'egress', 'deliveries', 'delivery_attempts'] as const) {
       expect(await store.count(table)).toBe(0);

@@ -5,7 +5,8 @@
  * - outbox rows already dispatched, by `dispatched_at`;
  * - events already routed, by `received_at`, once no outbox row is still owed for them;
  * - dispatches and egress rows, by `at`;
- * - deliveries that ended (`delivered` or `failed`), by `updated_at`, their attempts first.
+ * - deliveries that ended (`delivered` or `failed`), by `updated_at`, their attempts first;
+ * - recover-since jobs that finished (`done` or `failed`), by `finished_at`.
  *
  * Each batch is one short statement (its own transaction; a delivery batch is two) over a few
  * hundred rows, found through the indexes of migration 005 from the oldest row up; the pruner
@@ -23,7 +24,15 @@ import type { ServiceContext } from './context.js';
 import { WakeLoop } from './wake-loop.js';
 
 /** The tables the pruner deletes from, in the order it works through them. */
-export const PRUNED_TABLES = ['outbox', 'events', 'dispatches', 'delivery_attempts', 'deliveries', 'egress'] as const;
+export const PRUNED_TABLES = [
+  'outbox',
+  'events',
+  'dispatches',
+  'delivery_attempts',
+  'deliveries',
+  'egress',
+  'recoveries',
+] as const;
 export type PrunedTable = (typeof PRUNED_TABLES)[number];
 /** How many rows of each table were removed. */
 export type PruneCounts = Record<PrunedTable, number>;
@@ -105,6 +114,7 @@ export class RetentionPruner {
       () => this.pruneByAt('dispatches', cutoff),
       () => this.pruneDeliveries(cutoff),
       () => this.pruneByAt('egress', cutoff),
+      () => this.pruneRecoveries(cutoff),
     ];
     for (const batch of batches) {
       for (;;) {
@@ -206,6 +216,25 @@ export class RetentionPruner {
       )
       .executeTakeFirst();
     return this.batch(table, result);
+  }
+
+  /** Recover-since jobs that finished before the cutoff (a running one is never removed). */
+  private async pruneRecoveries(cutoff: number): Promise<Batch> {
+    const result = await this.ctx.db
+      .deleteFrom('recoveries')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('recoveries as old')
+          .select('old.id')
+          // Spelled as in the partial index recoveries_finished (SQLite matches the predicate by its terms).
+          .where(sql<boolean>`old.status in ('done', 'failed')`)
+          .where('old.finished_at', '<', cutoff)
+          .orderBy('old.finished_at')
+          .limit(this.batchSize)
+          .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
+      )
+      .executeTakeFirst();
+    return this.batch('recoveries', result);
   }
 
   /**
