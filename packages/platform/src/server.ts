@@ -79,7 +79,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const ctx: ServiceContext = {
     db: database.db,
     dialect: database.dialect,
-    write: (work) => writes.run(work),
+    write: (work, options) => writes.run(work, options),
     durability: database.durability,
     box: new SecretBox(secrets.secretKey),
     now: Date.now,

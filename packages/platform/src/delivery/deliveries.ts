@@ -77,27 +77,31 @@ export async function requestDelivery(
     updated_at: now,
   };
   // Asking again for the same event and URL (a retried dispatch) gets the delivery already made.
+  // One insert, and a read after it only when another request made the delivery first: standalone.
   let stored: { id: string; status: 'pending' | 'delivered' | 'failed' };
   try {
-    stored = await ctx.write(async (trx) => {
-      const inserted = await trx
-        .insertInto('deliveries')
-        .values(row)
-        .onConflict((oc) =>
-          oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
-        )
-        .returning(['id', 'status'])
-        .executeTakeFirst();
-      if (inserted) return inserted;
-      return trx
-        .selectFrom('deliveries')
-        .select(['id', 'status'])
-        .where('installation_id', '=', installationId)
-        .where('event_id', '=', input.eventId)
-        .where('url', '=', input.url)
-        .where('redelivery_of', 'is', null)
-        .executeTakeFirstOrThrow();
-    });
+    stored = await ctx.write(
+      async (trx) => {
+        const inserted = await trx
+          .insertInto('deliveries')
+          .values(row)
+          .onConflict((oc) =>
+            oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
+          )
+          .returning(['id', 'status'])
+          .executeTakeFirst();
+        if (inserted) return inserted;
+        return trx
+          .selectFrom('deliveries')
+          .select(['id', 'status'])
+          .where('installation_id', '=', installationId)
+          .where('event_id', '=', input.eventId)
+          .where('url', '=', input.url)
+          .where('redelivery_of', 'is', null)
+          .executeTakeFirstOrThrow();
+      },
+      { standalone: true },
+    );
   } catch (error) {
     handoff?.cancel();
     throw error;

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Durability } from '../storage/durability.js';
-import type { Write } from '../storage/group-commit.js';
+import type { Write, WriteOptions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -12,7 +12,7 @@ export interface ServiceContext {
    * Runs a write in the next shared transaction (group commit) and resolves once it has
    * committed. The write must use only the transaction it is given.
    */
-  write<T>(work: Write<T>): Promise<T>;
+  write<T>(work: Write<T>, options?: WriteOptions): Promise<T>;
   /** When commits are on disk: the API acknowledges a request that wrote only after. */
   durability: Durability;
   box: SecretBox;

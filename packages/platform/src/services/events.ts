@@ -86,19 +86,22 @@ export async function ingestEvents(
   }
   let inserted = new Set<string>();
   if (rows.length > 0) {
-    inserted = await ctx.write(async (trx) => {
-      const stored = new Set<string>();
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const chunk = await trx
-          .insertInto('events')
-          .values(rows.slice(i, i + INSERT_CHUNK))
-          .onConflict((oc) => oc.column('event_id').doNothing())
-          .returning('event_id')
-          .execute();
-        for (const { event_id } of chunk) stored.add(event_id);
-      }
-      return stored;
-    });
+    inserted = await ctx.write(
+      async (trx) => {
+        const stored = new Set<string>();
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+          const chunk = await trx
+            .insertInto('events')
+            .values(rows.slice(i, i + INSERT_CHUNK))
+            .onConflict((oc) => oc.column('event_id').doNothing())
+            .returning('event_id')
+            .execute();
+          for (const { event_id } of chunk) stored.add(event_id);
+        }
+        return stored;
+      },
+      { standalone: rows.length <= INSERT_CHUNK },
+    );
   }
   if (inserted.size > 0) ctx.wake('events');
   const answered = new Set<string>();

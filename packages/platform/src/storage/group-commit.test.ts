@@ -90,6 +90,36 @@ describe.each(backends)('group commit on $name', (backend) => {
     expect(await committed()).toEqual([]);
   });
 
+  it('runs a standalone write alone without a transaction on PostgreSQL, and in a batch inside it', async () => {
+    const { database, committed, writes } = await fresh();
+    // Alone: on PostgreSQL its statement commits by itself, so what it wrote stays when it throws
+    // afterwards (a standalone write must not throw after writing); elsewhere it is rolled back.
+    await expect(
+      writes.run(
+        async (trx) => {
+          await trx.insertInto('organizations').values(org('alone')).execute();
+          throw new Error('after the statement');
+        },
+        { standalone: true },
+      ),
+    ).rejects.toThrow('after the statement');
+    expect(await committed()).toEqual(database.dialect === 'postgres' ? ['alone'] : []);
+    // With others: one transaction, the failing write rolled back alone as always.
+    const results = await Promise.allSettled(
+      ['a', 'b'].map((id) =>
+        writes.run(
+          async (trx) => {
+            await trx.insertInto('organizations').values(org(id)).execute();
+            if (id === 'b') throw new Error('b failed');
+          },
+          { standalone: true },
+        ),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(await committed()).toEqual(database.dialect === 'postgres' ? ['a', 'alone'] : ['a']);
+  });
+
   it('undoes a write that throws after writing, alone, whichever way its batch runs', async () => {
     const { database, committed, writes } = await fresh();
     const runs = new Map<string, number>();

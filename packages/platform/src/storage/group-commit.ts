@@ -24,8 +24,18 @@ const RELEASE_AND_SAVEPOINT = sql.raw('release savepoint portico_write; savepoin
 
 export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
 
+export interface WriteOptions {
+  /**
+   * The write is one statement (possibly followed by reads): it needs no transaction of its own.
+   * On PostgreSQL, when it is alone in its batch, it runs without BEGIN and COMMIT (two round
+   * trips fewer on the way of an event at a low rate); it is still durable once it resolves.
+   */
+  standalone?: boolean;
+}
+
 interface Job {
   work: Write<unknown>;
+  standalone: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -37,7 +47,7 @@ interface Job {
  */
 export function groupCommitOptions(dialect: 'sqlite' | 'postgres') {
   return dialect === 'postgres'
-    ? { maxBatch: 48, parallel: 4, oneTrip: true, optimistic: true }
+    ? { maxBatch: 48, parallel: 4, oneTrip: true, optimistic: true, autocommit: true }
     : { maxBatch: 500, parallel: 1 };
 }
 
@@ -58,25 +68,34 @@ export class GroupCommit {
       oneTrip?: boolean;
       /** Run a batch without savepoints first, and again with them only when a write in it fails. */
       optimistic?: boolean;
+      /** Run a standalone write that is alone in its batch without a transaction (`WriteOptions`). */
+      autocommit?: boolean;
     } = {},
   ) {
     this.maxBatch = options.maxBatch ?? 500;
     this.parallel = options.parallel ?? 1;
     this.oneTrip = options.oneTrip ?? false;
     this.optimistic = options.optimistic ?? false;
+    this.autocommit = options.autocommit ?? false;
   }
 
   private readonly maxBatch: number;
   private readonly parallel: number;
   private readonly oneTrip: boolean;
   private readonly optimistic: boolean;
+  private readonly autocommit: boolean;
   /** Batches run again with savepoints because a write failed without them, for tests. */
   rerun = 0;
 
   /** Runs `work` in the next shared transaction; resolves with its result once that has committed. */
-  run<T>(work: Write<T>): Promise<T> {
+  run<T>(work: Write<T>, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({
+        work,
+        standalone: options.standalone ?? false,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       this.kick();
     });
   }
@@ -102,6 +121,15 @@ export class GroupCommit {
     while (this.queue.length > 0) {
       if (this.queue.length > this.maxBatch) this.kick();
       const batch = this.queue.splice(0, this.maxBatch);
+      const [first] = batch;
+      if (this.autocommit && batch.length === 1 && first?.standalone) {
+        this.transactions++;
+        // (A Kysely instance runs each statement on a pooled connection, committed on its own.)
+        const outcome = await settle(first.work(this.db as Transaction<Database>));
+        if (outcome.ok) first.resolve(outcome.value);
+        else first.reject(outcome.error);
+        continue;
+      }
       if (this.optimistic && batch.length > 1 && (await this.runWhole(batch))) continue;
       const outcomes: Outcome[] = [];
       this.transactions++;
