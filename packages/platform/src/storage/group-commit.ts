@@ -87,7 +87,10 @@ export class GroupCommit {
   /** Batches run again with savepoints because a write failed without them, for tests. */
   rerun = 0;
 
-  /** Runs `work` in the next shared transaction; resolves with its result once that has committed. */
+  /**
+   * Runs `work` in the next shared transaction (a standalone write alone in its batch, on
+   * PostgreSQL, in none: see `WriteOptions`); resolves with its result once that has committed.
+   */
   run<T>(work: Write<T>, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
