@@ -3,28 +3,12 @@
  * emit --wait`, `portico redeliver --wait`) and a table (`portico deliveries`). The shape is an
  * item of GET /v1/installations/{id}/deliveries.
  */
+import type { DeliveryView } from '@portico/platform';
 import { clock } from './dispatch-lines.js';
 
-export interface DeliveryAttempt {
-  number: number;
-  at: string;
-  status: number | null;
-  durationMs: number;
-  error: string | null;
-}
-
-export interface Delivery {
-  id: string;
-  eventId: string;
-  type: string;
-  url: string;
-  status: 'pending' | 'delivered' | 'failed';
-  createdAt: string;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-  redeliveryOf: string | null;
-  attempts: DeliveryAttempt[];
-}
+/** A delivery as the API answers it (the platform's own type: a type import loads nothing). */
+export type Delivery = DeliveryView;
+type DeliveryAttempt = DeliveryView['attempts'][number];
 
 /** What an attempt got: `200 in 3 ms`, or `connect ECONNREFUSED after 2 ms`. */
 export function attemptOutcome(attempt: DeliveryAttempt): string {

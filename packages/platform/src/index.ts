@@ -8,6 +8,7 @@ export {
   TUNING_SETTINGS,
   type Tuning,
 } from './config.js';
+export type { DeliveryView } from './delivery/deliveries.js';
 export { postWebhook } from './delivery/post-webhook.js';
 export { ApiError } from './errors.js';
 export { createEgress, isInternalAddress } from './hosts/egress.js';
