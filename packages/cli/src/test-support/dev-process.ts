@@ -5,7 +5,8 @@
  * setpriv's parent-death signal, as the workerd host does for its workers).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { findExecutable } from '../../../platform/src/hosts/die-with-parent.js';
 
 export const bin = new URL('../../dist/bin.js', import.meta.url).pathname;
 const _checkout = new URL('../../../../', import.meta.url).pathname;
@@ -24,7 +25,7 @@ export interface CliProcess {
 
 export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string> }): CliProcess {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (\`npm test\` does)`);
-  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable);
+  const setpriv = findExecutable('setpriv');
   const command = setpriv
     ? [setpriv, '--pdeathsig', 'KILL', '--', process.execPath, bin, ...args]
     : [process.execPath, bin, ...args];
@@ -91,13 +92,4 @@ export function spawnCli(args: string[], options: { cwd: string; env?: Record<st
       });
     },
   };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -42,7 +42,8 @@ function bundledWorkerd(): string {
   return (fromMiniflare('workerd') as { default: string }).default;
 }
 
-function findExecutable(name: string): string | undefined {
+/** The first executable `name` on PATH, else in /usr/bin or /bin. */
+export function findExecutable(name: string): string | undefined {
   const dirs = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '');
   return [...dirs, '/usr/bin', '/bin'].map((dir) => join(dir, name)).find(isExecutable);
 }
