@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRunning, type ProcessInfo, processes } from '../../../platform/src/hosts/proc.js';
+import { descendantsOf, isRunning } from '../../../platform/src/hosts/proc.js';
 import { readDevServer } from '../dev-server-file.js';
 import { run } from '../program.js';
 import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
@@ -236,7 +236,7 @@ describe('portico dev', () => {
 
   it('stops on SIGINT: every process it started ends, and dev-server.json is removed', async () => {
     const pid = dev.child.pid as number;
-    const below = descendants(pid);
+    const below = descendantsOf([pid]);
     expect(below.map((p) => p.comm)).toContain('workerd');
     dev.child.kill('SIGINT');
     expect(await dev.exited).toBe(0);
@@ -277,19 +277,6 @@ describe('portico dev', () => {
     }
   }, 90_000);
 });
-
-/** Every process below `pid`. */
-function descendants(pid: number): ProcessInfo[] {
-  const all = processes();
-  const found: ProcessInfo[] = [];
-  let parents = new Set([pid]);
-  while (parents.size > 0) {
-    const children = all.filter((p) => parents.has(p.ppid));
-    found.push(...children);
-    parents = new Set(children.map((p) => p.pid));
-  }
-  return found;
-}
 
 describe('portico dev refuses to start', () => {
   let bad: string;

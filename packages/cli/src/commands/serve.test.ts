@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BASE } from '../../../manifest/src/test-support/manifests.js';
-import { isRunning, type ProcessInfo, processes } from '../../../platform/src/hosts/proc.js';
+import { descendantsOf, isRunning } from '../../../platform/src/hosts/proc.js';
 import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
 
 const ADMIN = 'pta_serve_test_admin_token_0123456789';
@@ -45,7 +45,7 @@ describe('portico serve', () => {
       const answer = await fetch(`${url}/v1/installations/${installed.body.id}/public`, { method: 'POST' });
       expect(installed.status).toBe(201);
       expect(await answer.json()).toEqual({ ok: true });
-      const workers = below(server.child.pid as number).filter((p) => p.comm === 'workerd');
+      const workers = descendantsOf([server.child.pid as number]).filter((p) => p.comm === 'workerd');
       expect(workers).not.toEqual([]);
       server.child.kill(signal);
       expect(await server.exited).toBe(0);
@@ -54,15 +54,3 @@ describe('portico serve', () => {
     }, 60_000);
   }
 });
-
-function below(pid: number): ProcessInfo[] {
-  const all = processes();
-  const found: ProcessInfo[] = [];
-  let parents = new Set([pid]);
-  while (parents.size > 0) {
-    const children = all.filter((p) => parents.has(p.ppid));
-    found.push(...children);
-    parents = new Set(children.map((p) => p.pid));
-  }
-  return found;
-}

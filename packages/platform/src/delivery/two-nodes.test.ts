@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRunning, type ProcessInfo, processes } from '../hosts/proc.js';
+import { descendantsOf, isRunning, type ProcessInfo } from '../hosts/proc.js';
 import { client } from '../test-support/api.js';
 import { ADMIN_TOKEN, backends, postgresUrl, SECRET_KEY } from '../test-support/backends.js';
 import { type ServeProcess, spawnServe } from '../test-support/serve-process.js';
@@ -80,19 +80,6 @@ async function postEvent(node: ServeProcess, event: Record<string, unknown>): Pr
     const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
     return { error: cause?.code ?? cause?.message ?? (error as Error).message };
   }
-}
-
-/** Processes below these pids (workerd and anything else a node starts), found through /proc. */
-function descendantsOf(pids: number[]): ProcessInfo[] {
-  const all = processes();
-  const found: ProcessInfo[] = [];
-  let parents = new Set(pids);
-  while (parents.size > 0) {
-    const children = all.filter((p) => parents.has(p.ppid));
-    found.push(...children);
-    parents = new Set(children.map((p) => p.pid));
-  }
-  return found;
 }
 
 /**

@@ -55,6 +55,19 @@ export function processes(): ProcessInfo[] {
   return found;
 }
 
+/** Every process below these pids (their children, and theirs, …), found through /proc. */
+export function descendantsOf(pids: number[]): ProcessInfo[] {
+  const all = processes();
+  const found: ProcessInfo[] = [];
+  let parents = new Set(pids);
+  while (parents.size > 0) {
+    const children = all.filter((p) => parents.has(p.ppid));
+    found.push(...children);
+    parents = new Set(children.map((p) => p.pid));
+  }
+  return found;
+}
+
 /**
  * Whether the process still runs: a zombie (ended, waiting for its parent to reap it) does not,
  * nor does another process that was given the same pid after it (when `startTicks` is given).
