@@ -4,6 +4,7 @@
  * organization installation. Four reads before (a round trip each on PostgreSQL); nothing of it is
  * cached, so a paused parent, a new version or a rotated token counts at once, on every node.
  */
+import type { Kysely } from 'kysely';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 
@@ -53,7 +54,7 @@ const forDispatch = prepared((db, id: string) =>
 );
 
 /** The installation and what its dispatch needs, or undefined when there is no such installation. */
-export async function loadDispatchContext(db: Parameters<typeof forDispatch.first>[0], id: string) {
+export async function loadDispatchContext(db: Kysely<Database>, id: string): Promise<DispatchContext | undefined> {
   const found = await forDispatch.first(db, id);
   if (found === undefined) return undefined;
   const { latest_version, sealed_token, ...rest } = found;
@@ -67,6 +68,6 @@ export async function loadDispatchContext(db: Parameters<typeof forDispatch.firs
     installation: installation as unknown as Row,
     latestVersion: latest_version,
     sealedToken: sealed_token ?? null,
-    parent: parent.id === null || parent.id === undefined ? null : (parent as unknown as Row),
-  } satisfies DispatchContext;
+    parent: parent.id == null ? null : (parent as unknown as Row),
+  };
 }
