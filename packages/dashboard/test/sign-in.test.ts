@@ -89,6 +89,29 @@ describe('signing in', { timeout: 120_000 }, () => {
     await again.getByLabel('API token').waitFor();
   });
 
+  it('stays signed in with a #code= link when the first read of the session answers after the sign-in', async () => {
+    const code = await createSignInCode(world.platform.ctx);
+    const page = await world.page();
+    // The read the first render starts is answered by the server at once (nobody signed in yet),
+    // and that answer is handed to the page only after the code has signed in.
+    let signedIn: () => void = () => {};
+    const afterSignIn = new Promise<void>((resolve) => {
+      signedIn = resolve;
+    });
+    await page.route('**/v1/session', async (route) => {
+      const response = await route.fetch();
+      if (route.request().method() === 'GET') await afterSignIn;
+      if (route.request().method() === 'POST') setTimeout(signedIn, 200);
+      await route.fulfill({ response });
+    });
+    await page.goto(`${world.url}/#code=${code}`);
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    // Had the late answer ("nobody") replaced the session, the sign-in screen would be back.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await page.getByLabel('API token').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+  });
+
   it('signs in with a code on a deep link and stays on that page', async () => {
     const code = await createSignInCode(world.platform.ctx);
     const page = await world.page();

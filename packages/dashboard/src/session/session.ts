@@ -34,10 +34,10 @@ export function useSignIn() {
   return useMutation({
     mutationFn: async (credential: { token: string } | { code: string }) =>
       call(api.POST('/v1/session', { body: credential })),
-    onSuccess(session) {
+    async onSuccess(session) {
       setCsrfToken(session.csrfToken);
       forgetAllButSession(client);
-      client.setQueryData(SESSION_KEY, session);
+      await settleSession(client, session);
     },
   });
 }
@@ -46,12 +46,22 @@ export function useSignOut() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async () => call(api.DELETE('/v1/session')),
-    onSettled() {
+    async onSettled() {
       setCsrfToken(undefined);
       forgetAllButSession(client);
-      client.setQueryData(SESSION_KEY, null);
+      await settleSession(client, null);
     },
   });
+}
+
+/**
+ * Sets who is signed in. A read of the session still under way (started before signing in, say by
+ * the first render while a `#code=` link signs in) is cancelled first: its older answer would
+ * otherwise arrive afterwards and replace this one (the sign-in screen came back, now and then).
+ */
+async function settleSession(client: QueryClient, session: Session | null) {
+  await client.cancelQueries({ queryKey: SESSION_KEY });
+  client.setQueryData(SESSION_KEY, session);
 }
 
 /** What another person's session read must not be shown to the next one (the session query itself stays observed). */
