@@ -11,6 +11,7 @@ import pg from 'pg';
 import { DURABLE_AT_COMMIT, type Durability, WalSync } from './durability.js';
 import { readThrough } from './prepared.js';
 import type { Database } from './schema.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -59,6 +60,9 @@ function openSqlite(file: string): OpenDatabase {
   const durability = new WalSync(file);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Checkpoints run on a thread of their own (wal-checkpointer.ts), never in a commit here.
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const checkpointer = startWalCheckpointer(file);
   // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
   // statements are kept, keyed by their SQL (the queries are few and fixed). Every statement
   // passes here, so this is also where writes are counted (for durability.ts).
@@ -102,6 +106,7 @@ function openSqlite(file: string): OpenDatabase {
     sqlite,
     durability,
     close: async () => {
+      await checkpointer.close();
       await durability.close();
       await db.destroy();
       reader.close();

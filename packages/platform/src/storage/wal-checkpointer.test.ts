@@ -1,0 +1,53 @@
+import { statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type OpenDatabase, openDatabase } from './database.js';
+import { migrate } from './migrate.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SQLite checkpoints on their own thread', () => {
+  let database: OpenDatabase | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await database?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('never checkpoint in a commit, and keep the log from growing while writes go on', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-wal-'));
+    const file = join(dir, 'portico.db');
+    database = openDatabase({ sqliteFile: file });
+    await migrate(database);
+    // The writing connection leaves checkpoints to the thread.
+    expect(database.sqlite?.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    // About 8 MB in 40 commits over about 2 s; the log would hold all of it without checkpoints.
+    const payload = 'x'.repeat(2000);
+    for (let commit = 0; commit < 40; commit++) {
+      await database.db
+        .insertInto('events')
+        .values(
+          Array.from({ length: 100 }, (_, i) => ({
+            event_id: `e${commit}_${i}`,
+            type: 't',
+            payload,
+            received_at: commit,
+            routed_at: null,
+          })),
+        )
+        .execute();
+      await sleep(50);
+    }
+    expect(statSync(`${file}-wal`).size).toBeLessThan(4 * 1024 * 1024);
+    expect(
+      await database.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst(),
+    ).toEqual({
+      n: 4000,
+    });
+  });
+});
