@@ -4,7 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { badRequest, notFound } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
-import { newId } from '../services/tokens.js';
+import { newTimeOrderedId } from '../services/tokens.js';
 import type { Database } from '../storage/schema.js';
 import { endpointDisabled, endpointFor } from './endpoints.js';
 
@@ -59,7 +59,7 @@ export async function requestDelivery(
   // no claim has to find it.
   const handoff = disabled ? undefined : ctx.deliveries.offer({ installationId, destination: endpoint.destination });
   const row = {
-    id: newId('dlv'),
+    id: newTimeOrderedId('dlv', now),
     installation_id: installationId,
     event_id: input.eventId,
     type: input.type,
@@ -134,7 +134,7 @@ export function redeliveryOf(
     ...original,
     endpoint_id: endpoint.id,
     destination: endpoint.destination,
-    id: newId('dlv'),
+    id: newTimeOrderedId('dlv', now),
     status: 'pending',
     attempts: 0,
     next_attempt_at: now,

@@ -33,3 +33,13 @@ export function sameSecret(sent: string | undefined, expected: string): boolean 
 export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(10).toString('hex')}`;
 }
+
+/**
+ * An id that sorts by creation time (12 hex digits of Unix ms, then 8 random bytes), for rows made
+ * at a high rate: a random id puts each new row in another page of every index that holds it, and
+ * on SQLite each page a transaction dirties is written to the log at its commit. Deliveries with
+ * time-ordered ids cost about 30 % less commit time per event (decision 024).
+ */
+export function newTimeOrderedId(prefix: string, now = Date.now()): string {
+  return `${prefix}_${now.toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`;
+}
