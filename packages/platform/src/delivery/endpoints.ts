@@ -11,6 +11,7 @@ import { ApiError, notFound } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { newId } from '../services/tokens.js';
+import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 
 type Row = Database['endpoints'];
@@ -37,19 +38,23 @@ export function destinationOf(url: string): string {
   return `${parsed.protocol}//${parsed.hostname}:${port}`;
 }
 
+// Read for every delivery asked for: built once (storage/prepared.ts), never cached as an answer,
+// so an endpoint disabled or enabled on any node counts at once.
+const endpointByUrl = prepared((db, installationId: string, url: string) =>
+  db
+    .selectFrom('endpoints')
+    .select(['id', 'destination', 'disabled_at', 'disabled_reason'])
+    .where('installation_id', '=', installationId)
+    .where('url', '=', url),
+);
+
 /** The endpoint of `url` for the installation, created on first use. */
 export async function endpointFor(
   ctx: ServiceContext,
   installationId: string,
   url: string,
 ): Promise<Pick<Row, 'id' | 'destination' | 'disabled_at' | 'disabled_reason'>> {
-  const find = () =>
-    ctx.db
-      .selectFrom('endpoints')
-      .select(['id', 'destination', 'disabled_at', 'disabled_reason'])
-      .where('installation_id', '=', installationId)
-      .where('url', '=', url)
-      .executeTakeFirst();
+  const find = () => endpointByUrl.first(ctx.db, installationId, url);
   const found = await find();
   if (found) return found;
   const now = ctx.now();

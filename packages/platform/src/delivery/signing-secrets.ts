@@ -1,6 +1,7 @@
 /** Signing secrets of installations: 32 random bytes each; after a rotation the old one signs for 24 h more. */
 import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../services/context.js';
+import { prepared } from '../storage/prepared.js';
 
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -8,16 +9,21 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
-/** The installation's valid secrets, newest first; the first is created on first use. */
-export async function validSecrets(ctx: ServiceContext, installationId: string): Promise<string[]> {
-  const now = ctx.now();
-  const rows = await ctx.db
+// Read before every attempt: built once (storage/prepared.ts), never cached as an answer, so a
+// rotation on any node signs with the new secret at once.
+const secretsOf = prepared((db, installationId: string, now: number) =>
+  db
     .selectFrom('signing_secrets')
     .select(['secret'])
     .where('installation_id', '=', installationId)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .orderBy('id', 'desc')
-    .execute();
+    .orderBy('id', 'desc'),
+);
+
+/** The installation's valid secrets, newest first; the first is created on first use. */
+export async function validSecrets(ctx: ServiceContext, installationId: string): Promise<string[]> {
+  const now = ctx.now();
+  const rows = await secretsOf.all(ctx.db, installationId, now);
   if (rows.length > 0) return rows.map((r) => ctx.box.open(r.secret));
   const secret = newSecret();
   await ctx.db.transaction().execute(async (trx) => {
