@@ -165,10 +165,14 @@ function isWorkerd(pid) {
   }
 }
 
-/** Starts `portico serve --port 0` with `env` (and PATH) only; answers once it listens. */
+/**
+ * Starts `portico serve --port 0` with `env` (and PATH) only; answers once it listens. Node flags for
+ * the server (`--cpu-prof --cpu-prof-dir=DIR`, which NODE_OPTIONS refuses) come from PORTICO_BENCH_NODE_FLAGS.
+ */
 export function startServer(env) {
+  const flags = (process.env.PORTICO_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
+    const child = spawn(process.execPath, [...flags, bin, 'serve', '--port', '0'], {
       env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
