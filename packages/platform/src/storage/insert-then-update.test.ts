@@ -1,29 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../test-support/backends.js';
-import { type OpenDatabase, openDatabase } from './database.js';
+import { backends, migratedDatabase } from '../test-support/backends.js';
+import type { OpenDatabase } from './database.js';
 import { insertThenUpdate } from './insert-then-update.js';
-import { migrate } from './migrate.js';
 
 describe.each(backends)('insertThenUpdate on $name', (backend) => {
   let database: OpenDatabase;
-  let cleanup: () => Promise<void>;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    const fresh = await backend.fresh();
-    cleanup = fresh.cleanup;
-    database = openDatabase({ url: fresh.config.databaseUrl, sqliteFile: `${fresh.config.dataDir}/portico.db` });
-    await migrate(database);
-    await database.db
-      .insertInto('organizations')
-      .values([
-        { id: 'acme', title: 'Acme', subdomain: null, created_at: 1 },
-        { id: 'globex', title: 'Globex', subdomain: null, created_at: 2 },
-      ])
-      .execute();
+    ({ database, close } = await migratedDatabase(backend, [
+      { id: 'acme', title: 'Acme', created_at: 1 },
+      { id: 'globex', title: 'Globex', created_at: 2 },
+    ]));
   });
-  afterAll(async () => {
-    await database?.close();
-    await cleanup?.();
-  });
+  afterAll(() => close?.());
 
   /** Logs an event and renames an organization where its id and created_at are as given. */
   const logAndRename = (eventId: string, title: string, where: { id: string | null; created_at?: number }) =>

@@ -1,30 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../test-support/backends.js';
-import { type OpenDatabase, openDatabase } from './database.js';
-import { migrate } from './migrate.js';
+import { backends, migratedDatabase } from '../test-support/backends.js';
+import type { OpenDatabase } from './database.js';
 import { prepared } from './prepared.js';
 
 describe.each(backends)('prepared queries on $name', (backend) => {
   let database: OpenDatabase;
-  let cleanup: () => Promise<void>;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    const fresh = await backend.fresh();
-    cleanup = fresh.cleanup;
-    database = openDatabase({ url: fresh.config.databaseUrl, sqliteFile: `${fresh.config.dataDir}/portico.db` });
-    await migrate(database);
-    await database.db
-      .insertInto('organizations')
-      .values([
-        { id: 'acme', title: 'Acme', subdomain: null, created_at: 1 },
-        { id: 'globex', title: 'Globex', subdomain: null, created_at: 2 },
-        { id: 'initech', title: 'Initech', subdomain: null, created_at: 3 },
-      ])
-      .execute();
+    ({ database, close } = await migratedDatabase(backend, [
+      { id: 'acme', title: 'Acme', created_at: 1 },
+      { id: 'globex', title: 'Globex', created_at: 2 },
+      { id: 'initech', title: 'Initech', created_at: 3 },
+    ]));
   });
-  afterAll(async () => {
-    await database?.close();
-    await cleanup?.();
-  });
+  afterAll(() => close?.());
 
   it('puts each call’s arguments in their places, as often and in whatever order the query uses them', async () => {
     const query = prepared((db, after: number, id: string) =>

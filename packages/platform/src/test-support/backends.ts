@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { PlatformConfig } from '../config.js';
+import { type OpenDatabase, openDatabase } from '../storage/database.js';
+import { migrate } from '../storage/migrate.js';
 
 export const postgresUrl = process.env.PORTICO_TEST_DATABASE_URL;
 
@@ -72,3 +74,29 @@ if (!postgresUrl) {
 
 /** The back ends to run: both when PostgreSQL is configured, SQLite alone otherwise. */
 export const backends: Backend[] = postgresUrl ? [sqlite, postgres] : [sqlite];
+
+/**
+ * A migrated database of its own on `backend` for the tests of a describe block (`beforeAll`),
+ * with organizations already in it; `close` closes and removes it (`afterAll`).
+ */
+export async function migratedDatabase(
+  backend: Backend,
+  organizations: { id: string; title: string; created_at: number }[] = [],
+): Promise<{ database: OpenDatabase; close(): Promise<void> }> {
+  const fresh = await backend.fresh();
+  const database = openDatabase({ url: fresh.config.databaseUrl, sqliteFile: `${fresh.config.dataDir}/portico.db` });
+  await migrate(database);
+  if (organizations.length > 0) {
+    await database.db
+      .insertInto('organizations')
+      .values(organizations.map((o) => ({ ...o, subdomain: null })))
+      .execute();
+  }
+  return {
+    database,
+    close: async () => {
+      await database.close();
+      await fresh.cleanup();
+    },
+  };
+}
