@@ -28,6 +28,9 @@ export function startWalCheckpointer(file: string, intervalMs = 200): WalCheckpo
   const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
     close: async () => {
+      // Referenced again while it ends: a process waiting for nothing else would otherwise exit
+      // before the thread's 'exit' arrives (with code 13, when that wait is a top-level await).
+      worker.ref();
       worker.postMessage('close');
       await ended;
     },
