@@ -193,11 +193,14 @@ export function createApp(options: AppOptions) {
         'payload_too_large',
         `the body is ${declared} bytes; the limit for this route is ${limit}`,
       );
-    // (Asked in this order: reading `body` makes the Node adapter build a whole Request.)
+    // (Asked in this order: reading `body` makes the Node adapter build a whole Request.) A trusted
+    // in-process integration's request (its body in memory, no length header) is not copied: that
+    // was a second Request and a stream for every delivery the webhook integration asked for.
     if (
       c.req.method !== 'GET' &&
       c.req.method !== 'HEAD' &&
       c.req.header('content-length') === undefined &&
+      !boundRequests.has(c.req.raw) &&
       c.req.raw.body !== null
     ) {
       // A body of unknown length (chunked) is read here, up to the limit, so no route reads more.
