@@ -1,5 +1,5 @@
 /** API tokens: random, prefixed by kind, stored only as SHA-256 hashes for lookup. */
-import { hash, randomBytes } from 'node:crypto';
+import { hash, randomBytes, randomFillSync } from 'node:crypto';
 
 export type TokenKind = 'admin' | 'user' | 'installation';
 const PREFIX: Record<TokenKind, string> = { admin: 'pta_', user: 'ptu_', installation: 'pti_' };
@@ -41,5 +41,20 @@ export function newId(prefix: string): string {
  * time-ordered ids cost about 30 % less commit time per event (decision 024).
  */
 export function newTimeOrderedId(prefix: string, now = Date.now()): string {
-  return `${prefix}_${now.toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`;
+  return `${prefix}_${now.toString(16).padStart(12, '0')}${randomHex(8)}`;
 }
+
+/**
+ * Random bytes as hex, from a pool filled 4 KiB at a time: one `randomBytes` call per id was 1 % of
+ * the server's CPU in the end-to-end benchmark (as `crypto.randomUUID` does, for the same reason).
+ */
+function randomHex(bytes: number): string {
+  if (poolAt + bytes > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += bytes;
+  return pool.toString('hex', poolAt - bytes, poolAt);
+}
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
