@@ -21,7 +21,6 @@ interface Shape {
 }
 const shapes = new Map<string, Shape>();
 const MAX_SHAPES = 100;
-const marker = (i: number) => `\u0000portico-value-${i}\u0000`;
 
 export async function insertThenUpdate<I extends Table, U extends Table>(
   trx: Transaction<Database>,
@@ -39,21 +38,15 @@ export async function insertThenUpdate<I extends Table, U extends Table>(
   const values = defined(insert.values);
   const set = defined(update.set);
   const where = defined(update.where);
-  const key = [
-    dialect,
-    insert.into,
-    ...values.map(([c]) => c),
-    update.table,
-    ...set.map(([c]) => c),
-    '',
-    ...where.map(([c]) => c),
-  ].join('\u0001');
+  const columns: Columns = { values: names(values), set: names(set), where: names(where) };
+  const key = `${dialect} ${insert.into} ${update.table} ${JSON.stringify(columns)}`;
   let shape = shapes.get(key);
   if (shape === undefined) {
-    shape = build(trx, dialect, insert.into, values.length, update.table, set.length, where, key);
+    shape = build(trx, dialect, insert.into, update.table, columns);
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(key, shape);
   }
+  // Values in the order of the markers: the insert's, the update's, its conditions'.
   const all = [...values, ...set, ...where].map(([, value]) => value);
   let updated = 0;
   for (const { sql, slots } of shape.statements) {
@@ -63,31 +56,26 @@ export async function insertThenUpdate<I extends Table, U extends Table>(
         slots.map((slot) => all[slot]),
       ),
     );
+    // The last statement is the update: its count is the answer.
     updated = Number(result.numAffectedRows ?? 0);
   }
-  // The last statement is the update: its count is the answer.
   return updated;
 }
 
+type Columns = { values: string[]; set: string[]; where: string[] };
+const names = (entries: [string, unknown][]) => entries.map(([column]) => column);
+
 /** Builds the statements of a shape with a marker for each value, and finds where each value goes. */
-function build(
-  trx: Transaction<Database>,
-  dialect: Dialect,
-  into: Table,
-  valueCount: number,
-  table: Table,
-  setCount: number,
-  where: [string, unknown][],
-  key: string,
-): Shape {
-  const columns = key.split('\u0001');
-  const valueColumns = columns.slice(2, 2 + valueCount);
-  const setColumns = columns.slice(3 + valueCount, 3 + valueCount + setCount);
-  let n = 0;
-  const values = Object.fromEntries(valueColumns.map((c) => [c, marker(n++)]));
-  const set = Object.fromEntries(setColumns.map((c) => [c, marker(n++)]));
-  const conditions = where.map(([c]) => [c, marker(n++)] as const);
-  const total = n;
+function build(trx: Transaction<Database>, dialect: Dialect, into: Table, table: Table, columns: Columns): Shape {
+  const markers = new Map<string, number>();
+  const next = () => {
+    const marker = `\u0000portico-value-${markers.size}\u0000`;
+    markers.set(marker, markers.size);
+    return marker;
+  };
+  const values = Object.fromEntries(columns.values.map((column) => [column, next()]));
+  const set = Object.fromEntries(columns.set.map((column) => [column, next()]));
+  const conditions = columns.where.map((column) => [column, next()] as const);
   const insertQuery = (qc: Transaction<Database>) => qc.insertInto(into).values(values as never);
   // (Kysely's types cannot follow a table chosen at run time; callers' shapes are checked by theirs.)
   const base = (
@@ -97,15 +85,16 @@ function build(
   // (`= null` matches nothing, as a lost lease should.)
   for (const [column, value] of conditions) updateQuery = updateQuery.where(column as 'id', '=', value as never);
   const compiled = [...(dialect === 'sqlite' ? [insertQuery(trx).compile()] : []), updateQuery.compile()];
-  return {
-    statements: compiled.map(({ sql, parameters }) => {
-      const slots = parameters.map((p) => {
-        const slot = typeof p === 'string' ? Array.from({ length: total }, (_, i) => marker(i)).indexOf(p) : -1;
-        if (slot < 0 || sql.includes(p as string))
-          throw new Error(`insertThenUpdate: a value is not a parameter in: ${sql}`);
-        return slot;
-      });
-      return { sql, slots };
+  const statements = compiled.map(({ sql, parameters }) => ({
+    sql,
+    slots: parameters.map((parameter) => {
+      const slot = markers.get(parameter as string);
+      if (slot === undefined) throw new Error(`insertThenUpdate: a parameter is not one of the values in: ${sql}`);
+      return slot;
     }),
-  };
+  }));
+  // Every value must reach the database as a parameter, never written into the SQL.
+  const passed = new Set(statements.flatMap((statement) => statement.slots));
+  if (passed.size !== markers.size) throw new Error('insertThenUpdate: a value is not passed as a parameter');
+  return { statements };
 }
