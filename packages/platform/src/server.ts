@@ -67,6 +67,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     sqliteFile: join(config.dataDir, 'portico.db'),
     onIdleConnectionError: (error) =>
       logger.warn({ err: error }, 'an idle database connection failed; the pool opens a new one when needed'),
+    onCheckpointerFailure: (error) =>
+      logger.warn({ err: error }, 'the checkpoint thread failed; commits checkpoint the database log themselves now'),
   });
   let migrationsApplied: string[];
   try {

@@ -35,6 +35,8 @@ export interface DatabaseLocation {
    * the pool replaces it. Without a listener such an error would end the process.
    */
   onIdleConnectionError?: (error: Error) => void;
+  /** SQLite: told when the checkpoint thread failed; commits checkpoint again from then on (wal-checkpointer.ts). */
+  onCheckpointerFailure?: (error: Error) => void;
 }
 
 const MAX_CACHED_STATEMENTS = 500;
@@ -47,10 +49,10 @@ export function isPostgresUrl(url: string | undefined): url is string {
 
 export function openDatabase(location: DatabaseLocation): OpenDatabase {
   if (isPostgresUrl(location.url)) return openPostgres(location.url, location.onIdleConnectionError);
-  return openSqlite(location.sqliteFile);
+  return openSqlite(location.sqliteFile, location.onCheckpointerFailure);
 }
 
-function openSqlite(file: string): OpenDatabase {
+function openSqlite(file: string, onCheckpointerFailure: (error: Error) => void = () => {}): OpenDatabase {
   mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -60,9 +62,13 @@ function openSqlite(file: string): OpenDatabase {
   const durability = new WalSync(file);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // Checkpoints run on a thread of their own (wal-checkpointer.ts), never in a commit here.
+  // Checkpoints run on a thread of their own (wal-checkpointer.ts), never in a commit here; should
+  // that thread fail, commits checkpoint again (SQLite's default, every 1,000 pages of log).
   sqlite.pragma('wal_autocheckpoint = 0');
-  const checkpointer = startWalCheckpointer(file);
+  const checkpointer = startWalCheckpointer(file, (error) => {
+    if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+    onCheckpointerFailure(error);
+  });
   // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
   // statements are kept, keyed by their SQL (the queries are few and fixed). Every statement
   // passes here, so this is also where writes are counted (for durability.ts).

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenDatabase, openDatabase } from './database.js';
 import { migrate } from './migrate.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -49,5 +50,16 @@ describe('SQLite checkpoints on their own thread', () => {
     ).toEqual({
       n: 4000,
     });
+  });
+
+  it('tells when its thread fails (the database then checkpoints in its commits again)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-wal-'));
+    // A database file in a directory that does not exist: the thread cannot open it.
+    let checkpointer: WalCheckpointer | undefined;
+    const failure = await new Promise<Error>((resolve) => {
+      checkpointer = startWalCheckpointer(join(dir as string, 'missing', 'portico.db'), resolve);
+    });
+    await checkpointer?.close();
+    expect(failure.message).toMatch(/directory does not exist/);
   });
 });

@@ -8,7 +8,9 @@
  * checkpoint has copied the whole log, the next commit starts it again from its beginning, so the
  * log stays as small as before.
  *
- * The thread is a part of this process: it ends with it, whatever ends it.
+ * The thread is a part of this process: it ends with it, whatever ends it. Should it fail (it
+ * could not open the database, say), the writing connection checkpoints as SQLite does by default,
+ * so the log never grows without bound.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -17,17 +19,34 @@ export interface WalCheckpointer {
   close(): Promise<void>;
 }
 
-export function startWalCheckpointer(file: string, intervalMs = 200): WalCheckpointer {
+export function startWalCheckpointer(
+  file: string,
+  /** Told when the thread failed or ended by itself: the caller checkpoints itself from then on. */
+  onFailure: (error: Error) => void,
+  intervalMs = 200,
+): WalCheckpointer {
   const worker = new Worker(new URL('../../libexec/wal-checkpointer-thread.mjs', import.meta.url), {
     workerData: { file, intervalMs },
   });
-  // The process does not wait for it to exit, and an error in it (a checkpoint that failed) is
-  // left to the next one: the log is only longer meanwhile.
+  // The process does not wait for it to exit.
   worker.unref();
-  worker.on('error', () => {});
-  const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let closing = false;
+  let failed = false;
+  const fail = (error: Error) => {
+    if (closing || failed) return;
+    failed = true;
+    onFailure(error);
+  };
+  worker.on('error', fail);
+  const ended = new Promise<void>((resolve) =>
+    worker.once('exit', (code) => {
+      fail(new Error(`the checkpoint thread ended (exit code ${code})`));
+      resolve();
+    }),
+  );
   return {
     close: async () => {
+      closing = true;
       // Referenced again while it ends: a process waiting for nothing else would otherwise exit
       // before the thread's 'exit' arrives (with code 13, when that wait is a top-level await).
       worker.ref();
