@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, migratedDatabase } from '../test-support/backends.js';
-import type { OpenDatabase } from './database.js';
+import { describe, expect, it } from 'vitest';
+import { backends, migratedDatabaseFor } from '../test-support/backends.js';
 import { insertThenUpdate } from './insert-then-update.js';
 
 describe.each(backends)('insertThenUpdate on $name', (backend) => {
-  let database: OpenDatabase;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ database, close } = await migratedDatabase(backend, [
-      { id: 'acme', title: 'Acme', created_at: 1 },
-      { id: 'globex', title: 'Globex', created_at: 2 },
-    ]));
-  });
-  afterAll(() => close?.());
+  const database = migratedDatabaseFor(backend, [
+    { id: 'acme', title: 'Acme', created_at: 1 },
+    { id: 'globex', title: 'Globex', created_at: 2 },
+  ]);
 
   /** Logs an event and renames an organization where its id and created_at are as given. */
   const logAndRename = (eventId: string, title: string, where: { id: string | null; created_at?: number }) =>

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, migratedDatabase } from '../test-support/backends.js';
-import type { OpenDatabase } from './database.js';
+import { describe, expect, it } from 'vitest';
+import { backends, migratedDatabaseFor } from '../test-support/backends.js';
 import { prepared } from './prepared.js';
 
 describe.each(backends)('prepared queries on $name', (backend) => {
-  let database: OpenDatabase;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ database, close } = await migratedDatabase(backend, [
-      { id: 'acme', title: 'Acme', created_at: 1 },
-      { id: 'globex', title: 'Globex', created_at: 2 },
-      { id: 'initech', title: 'Initech', created_at: 3 },
-    ]));
-  });
-  afterAll(() => close?.());
+  const database = migratedDatabaseFor(backend, [
+    { id: 'acme', title: 'Acme', created_at: 1 },
+    { id: 'globex', title: 'Globex', created_at: 2 },
+    { id: 'initech', title: 'Initech', created_at: 3 },
+  ]);
 
   it('puts each call’s arguments in their places, as often and in whatever order the query uses them', async () => {
     const query = prepared((db, after: number, id: string) =>

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import type { PlatformConfig } from '../config.js';
 import { type OpenDatabase, openDatabase } from '../storage/database.js';
 import { migrate } from '../storage/migrate.js';
@@ -76,27 +77,36 @@ if (!postgresUrl) {
 export const backends: Backend[] = postgresUrl ? [sqlite, postgres] : [sqlite];
 
 /**
- * A migrated database of its own on `backend` for the tests of a describe block (`beforeAll`),
- * with organizations already in it; `close` closes and removes it (`afterAll`).
+ * A migrated database of its own on `backend` for one describe block, with organizations already
+ * in it: opened before the block's tests and closed and removed after them; the answer stands for
+ * the database once opened (as `webhookWorldFor` does for a webhook world).
  */
-export async function migratedDatabase(
+export function migratedDatabaseFor(
   backend: Backend,
   organizations: { id: string; title: string; created_at: number }[] = [],
-): Promise<{ database: OpenDatabase; close(): Promise<void> }> {
-  const fresh = await backend.fresh();
-  const database = openDatabase({ url: fresh.config.databaseUrl, sqliteFile: `${fresh.config.dataDir}/portico.db` });
-  await migrate(database);
-  if (organizations.length > 0) {
-    await database.db
-      .insertInto('organizations')
-      .values(organizations.map((o) => ({ ...o, subdomain: null })))
-      .execute();
-  }
-  return {
-    database,
-    close: async () => {
-      await database.close();
-      await fresh.cleanup();
+): OpenDatabase {
+  let database: OpenDatabase | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const fresh = await backend.fresh();
+    cleanup = fresh.cleanup;
+    database = openDatabase({ url: fresh.config.databaseUrl, sqliteFile: `${fresh.config.dataDir}/portico.db` });
+    await migrate(database);
+    if (organizations.length > 0) {
+      await database.db
+        .insertInto('organizations')
+        .values(organizations.map((o) => ({ ...o, subdomain: null })))
+        .execute();
+    }
+  });
+  afterAll(async () => {
+    await database?.close();
+    await cleanup?.();
+  });
+  return new Proxy({} as OpenDatabase, {
+    get(_, key) {
+      if (database === undefined) throw new Error('the database is used before its beforeAll opened it');
+      return database[key as keyof OpenDatabase];
     },
-  };
+  });
 }
