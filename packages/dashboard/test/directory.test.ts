@@ -100,6 +100,8 @@ scopes: []
     await signIn(page, world.url, world.tokens.ada);
     await page.goto(`${world.url}/integrations/hello-world`);
     await page.getByRole('button', { name: 'Install' }).click();
+    // (The integration page's heading has the same name: waiting for it alone raced the navigation.)
+    await page.waitForURL(/\/installations\/[^/]+$/);
     await page.getByRole('heading', { level: 1, name: 'Hello World' }).waitFor();
     expect(page.url()).toMatch(/\/installations\/[^/]+$/);
     const id = page.url().split('/').pop() as string;
