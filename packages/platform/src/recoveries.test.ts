@@ -370,7 +370,7 @@ describe.each(backends)('upgrading a schema-6 database on $name', (backend) => {
         destination: null,
         created_at: hourAgo,
         updated_at: hourAgo,
-      })
+      } as never)
       .execute();
     await old.close();
 

@@ -205,3 +205,76 @@ describe.each(backends)('a running engine on $name', (backend) => {
     expect(receiver.at('/held/left')).toHaveLength(1);
   }, 30_000);
 });
+
+describe.each(backends)('first attempts claimed ahead on $name', (backend) => {
+  const receiver = new ScriptedReceiver();
+  const world = webhookWorldFor(backend, { ownEngine: true }, [receiver]);
+
+  it('holds what waits for a destination slot claimed ahead (not under way), keeps its lease, and gives it back on stop', async () => {
+    const { db } = world.platform.ctx;
+    // One slot per destination; a lease of 3 s (renewed once less than half of it is left).
+    const engine = new DeliveryEngine({
+      ctx: world.platform.ctx,
+      allowPrivateNetwork: true,
+      userAgent: 'test',
+      perDestination: 1,
+      timeoutMs: 1000,
+      leaseMs: 3000,
+    });
+    engine.start();
+    const ids: string[] = [];
+    const rows = () =>
+      db
+        .selectFrom('deliveries')
+        .select(['id', 'status', 'attempts', 'claimed_until', 'claimed_ahead'])
+        .where('id', 'in', ids)
+        .orderBy('id')
+        .execute();
+    try {
+      const url = receiver.script('/ahead', ['hang']);
+      for (let i = 0; i < 3; i++) {
+        const { body } = await client(world.platform.url, world.spaceToken)(
+          'POST',
+          `/v1/installations/${world.space}/deliveries`,
+          { url, eventId: `evt_ahead_${i}`, type: 'test', payload: { i } },
+        );
+        ids.push(body.id);
+      }
+      await until('the first attempt at the receiver', () => (receiver.at('/ahead').length > 0 ? true : undefined));
+      // The first is under way; the other two wait in the engine's memory, claimed ahead.
+      const claimed = await until('the other two claimed ahead', async () => {
+        const now = await rows();
+        return now.map((r) => r.claimed_ahead).join() === '0,1,1' ? now : undefined;
+      });
+      expect(claimed.every((r) => r.claimed_until !== null)).toBe(true);
+      const leases = new Map(claimed.map((r) => [r.id, r.claimed_until as number]));
+      // They wait past half their lease (the first's retries keep the slot): their leases are renewed.
+      await until(
+        'the waiting rows’ leases renewed',
+        async () =>
+          (await rows())
+            .filter((r) => r.claimed_ahead === 1)
+            .every((r) => (r.claimed_until as number) > (leases.get(r.id) as number))
+            ? true
+            : undefined,
+        5000,
+      );
+      // Still one attempt at a time at the destination.
+      expect(new Set(receiver.at('/ahead').map((r) => r.headers['x-platform-delivery-id']))).toEqual(new Set([ids[0]]));
+    } finally {
+      await engine.stop();
+    }
+    // Everything goes back to the database, unclaimed, for any node (or the next start) to take.
+    expect(await rows()).toEqual(
+      ids.map((id, i) =>
+        expect.objectContaining({
+          id,
+          status: 'pending',
+          claimed_until: null,
+          claimed_ahead: 0,
+          attempts: i === 0 ? expect.any(Number) : 0,
+        }),
+      ),
+    );
+  }, 30_000);
+});

@@ -37,6 +37,13 @@ import { validSecrets } from './signing-secrets.js';
 
 type Delivery = Selectable<Database['deliveries']>;
 
+/** Most rows one claim looks at. */
+const CLAIM_LIMIT = 256;
+/** First attempts held in memory on one node, whatever the installations (times `hold`). */
+const HOLD_INSTALLATIONS = 16;
+/** Rows per statement when many are updated by id. */
+const ID_CHUNK = 200;
+
 export interface DeliveryEngineOptions {
   ctx: ServiceContext;
   allowPrivateNetwork: boolean;
@@ -51,6 +58,11 @@ export interface DeliveryEngineOptions {
   perDestination?: number;
   /** Deliveries under way per installation (default 16). */
   perInstallation?: number;
+  /**
+   * First attempts over their caps that this node claims ahead and holds in memory until a slot
+   * frees, per installation (default 64; 0 claims only what can start at once).
+   */
+  hold?: number;
   /** An endpoint that failed every attempt for this long is disabled (default 5 days). */
   disableAfterMs?: number;
   /** Longest sleep between looks, for other nodes' work and expired leases (default 1 s). */
@@ -61,6 +73,25 @@ export interface DeliveryEngineOptions {
   logger?: Logger | undefined;
 }
 
+/** Deliveries under way per destination and per installation (the caps' counts). */
+interface UnderWay {
+  destination: Counts;
+  installation: Counts;
+}
+
+/** What one claim of first attempts took, and what it learnt of the rest. */
+interface Admitted {
+  start: Delivery[];
+  hold: Delivery[];
+  /** Installations that had rows this claim could not take (no room for them). */
+  skipped: Set<string>;
+  /** Installations the claim left out, their holds being full enough. */
+  full: Set<string>;
+  /** Whether the claim saw every first attempt waiting (outside `full`). */
+  complete: boolean;
+  underWay: UnderWay;
+}
+
 export class DeliveryEngine {
   private readonly ctx: ServiceContext;
   private readonly now: () => number;
@@ -69,20 +100,34 @@ export class DeliveryEngine {
   private readonly concurrency: number;
   private readonly perDestination: number;
   private readonly perInstallation: number;
+  private readonly holdLimit: number;
+  private readonly holdTotal: number;
   private readonly disableAfterMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loop: WakeLoop;
   private running = false;
-  /** Deliveries handed over by `offer` whose insert has not committed yet. */
+  /** Deliveries handed over by `offer` to start at once, whose insert has not committed yet. */
   private readonly reservations = new Set<{ installationId: string; destination: string }>();
-  /** Deliveries under way per destination and per installation (the caps' counts). */
-  private underWay = { destination: new Counts(), installation: new Counts() };
-  /** Whether first attempts that could be admitted may be waiting in the database (offers wait behind them). */
-  private waitingFirsts = true;
-  /** Destinations (`d:`) and installations (`i:`) at their cap: their rows wait for a slot. */
-  private capped = new Set<string>();
+  /** Deliveries under way (the caps' counts): what the database said at the last claim, plus what this node started or ended since. */
+  private underWay: UnderWay = { destination: new Counts(), installation: new Counts() };
+  /** Changes to the counts while a claim runs, applied on top of what it read. */
+  private changedDuringClaim: UnderWay | undefined;
+  /** First attempts claimed ahead, waiting in memory for a slot, per installation, oldest first (see `hold`). */
+  private readonly held = new Map<string, Delivery[]>();
+  /** Rows held on this node and those offers will hold once their inserts commit: what the node-wide bound counts. */
+  private heldCount = 0;
+  /** Rows offers will hold once their inserts commit, per installation. */
+  private readonly holding = new Counts();
+  /** Installations with first attempts this node left unclaimed for want of room: a claim takes them once they fit. */
+  private leftWaiting = new Set<string>();
+  /** Whether first attempts this node knows nothing of may wait unclaimed (other nodes', redeliveries, before its first claim). */
+  private unknownWaiting = true;
   /** Deliveries to retry that this node keeps claimed, each with the timer of its next attempt. */
-  private readonly held = new Map<string, { row: Delivery; timer: NodeJS.Timeout }>();
+  private readonly retrying = new Map<string, { row: Delivery; timer: NodeJS.Timeout }>();
+  /** Held rows whose start is being written (their slots counted already). */
+  private starting = 0;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> | undefined;
 
   constructor(private readonly options: DeliveryEngineOptions) {
     this.ctx = options.ctx;
@@ -92,6 +137,8 @@ export class DeliveryEngine {
     this.concurrency = options.concurrency ?? 64;
     this.perDestination = options.perDestination ?? 16;
     this.perInstallation = options.perInstallation ?? 16;
+    this.holdLimit = options.hold ?? 64;
+    this.holdTotal = this.holdLimit * HOLD_INSTALLATIONS;
     this.disableAfterMs = options.disableAfterMs ?? 5 * 24 * 60 * 60 * 1000;
     this.loop = new WakeLoop(
       async () => {
@@ -107,11 +154,18 @@ export class DeliveryEngine {
     this.running = true;
     this.ctx.deliveries = {
       wake: () => {
-        this.waitingFirsts = true;
+        this.unknownWaiting = true;
         this.loop.wake();
       },
       offer: (target) => this.offer(target),
     };
+    // Held rows keep their leases while they wait (a destination at its cap may hold them long).
+    this.renewTimer = setInterval(() => {
+      this.renewing ??= this.renewHeld().finally(() => {
+        this.renewing = undefined;
+      });
+    }, this.leaseMs / 4);
+    this.renewTimer.unref();
     this.loop.start();
   }
 
@@ -142,46 +196,56 @@ export class DeliveryEngine {
   async stop(): Promise<void> {
     this.running = false;
     this.ctx.deliveries = NO_DELIVERY_ENGINE;
+    clearInterval(this.renewTimer);
     await this.loop.stop();
-    // Retries kept for later go back to the database, free for any node (or this one's next start).
-    const held = [...this.held.values()];
-    this.held.clear();
-    for (const { timer } of held) clearTimeout(timer);
-    await Promise.all(held.map(({ row }) => this.letGo(row)));
+    await this.renewing;
+    // Retries kept for later and held rows go back to the database, free for any node (or this one's next start).
+    const retrying = [...this.retrying.values()];
+    this.retrying.clear();
+    for (const { timer } of retrying) clearTimeout(timer);
+    await this.letGo([...retrying.map(({ row }) => row), ...this.takeHeld(() => true)]).catch((error) =>
+      this.options.logger?.warn({ err: error }, 'could not give deliveries back; they come back when their lease ends'),
+    );
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   /** See `DeliveryIntake.offer` (services/context.ts). */
   private offer(target: { installationId: string; destination: string }): Handoff | undefined {
     if (!this.running) return undefined;
-    const { installationId, destination } = target;
-    if (this.waitingFirsts || this.inFlight.size + this.reservations.size >= this.concurrency) {
-      this.waitingFirsts = true;
-      return undefined;
+    const { installationId: id, destination } = target;
+    // Nothing overtakes what this node left unclaimed (or may not know of).
+    if (!this.unknownWaiting && !this.leftWaiting.has(id)) {
+      if (this.heldOf(id) === 0 && this.fits(destination, id)) return this.reserve(destination, id);
+      if (this.canHold(id)) return this.holdOnCommit(id);
     }
-    if (this.capped.has(`d:${destination}`) || this.capped.has(`i:${installationId}`)) return undefined;
-    if (this.underWay.destination.of(destination) >= this.perDestination) {
-      this.capped.add(`d:${destination}`);
-      return undefined;
-    }
-    if (this.underWay.installation.of(installationId) >= this.perInstallation) {
-      this.capped.add(`i:${installationId}`);
-      return undefined;
-    }
+    this.leftWaiting.add(id);
+    return {
+      lease: null,
+      ahead: false,
+      start: () => {
+        // (A claim may have run before the insert committed.)
+        this.leftWaiting.add(id);
+        if (this.claimWorthwhile()) this.loop.wake();
+      },
+      cancel: () => {},
+    };
+  }
+
+  /** A handoff that starts its delivery once the insert commits, its slots counted from now. */
+  private reserve(destination: string, installationId: string): Handoff {
     const reservation = { installationId, destination };
     this.reservations.add(reservation);
     this.count(destination, installationId, 1);
     return {
       lease: this.now() + this.leaseMs,
+      ahead: false,
       start: (row) => {
         if (!this.reservations.delete(reservation)) return;
         if (this.running) this.launch(row);
         else {
           // Stopped meanwhile: the row goes back to the database for a claim.
           this.ended(row);
-          void this.letGo(row).catch((error) =>
-            this.options.logger?.warn({ err: error, delivery: row.id }, 'could not give a delivery back'),
-          );
+          this.giveBack([row]);
         }
       },
       cancel: () => {
@@ -190,12 +254,219 @@ export class DeliveryEngine {
     };
   }
 
-  private count(destination: string, installationId: string, by: number): void {
-    this.underWay.destination.add(destination, by);
-    this.underWay.installation.add(installationId, by);
+  /** A handoff that holds its delivery once the insert commits, its place in the hold taken from now. */
+  private holdOnCommit(installationId: string): Handoff {
+    this.holding.add(installationId);
+    this.heldCount++;
+    let open = true;
+    const close = () => {
+      if (open) this.holding.add(installationId, -1);
+      const was = open;
+      open = false;
+      return was;
+    };
+    return {
+      lease: this.now() + this.leaseMs,
+      ahead: true,
+      start: (row) => {
+        if (close()) this.hold([row]);
+      },
+      cancel: () => {
+        if (close()) this.heldCount--;
+      },
+    };
   }
 
-  /** Starts an attempt of a delivery this node holds the lease of. */
+  private count(destination: string, installationId: string, by: number): void {
+    for (const counts of this.changedDuringClaim ? [this.underWay, this.changedDuringClaim] : [this.underWay]) {
+      counts.destination.add(destination, by);
+      counts.installation.add(installationId, by);
+    }
+  }
+
+  /** Whether a first attempt may start now: room on this node, its destination and installation under their caps. */
+  private fits(destination: string, installationId: string): boolean {
+    return (
+      this.busy() < this.concurrency &&
+      this.underWay.destination.of(destination) < this.perDestination &&
+      this.underWay.installation.of(installationId) < this.perInstallation
+    );
+  }
+
+  /** Attempts in flight, about to be (handed over by offers), and held rows being started. */
+  private busy(): number {
+    return this.inFlight.size + this.reservations.size + this.starting;
+  }
+
+  /** Rows of an installation held (or about to be) on this node. */
+  private heldOf(installationId: string): number {
+    return (this.held.get(installationId)?.length ?? 0) + this.holding.of(installationId);
+  }
+
+  private canHold(installationId: string): boolean {
+    return this.running && this.heldOf(installationId) < this.holdLimit && this.heldCount < this.holdTotal;
+  }
+
+  /**
+   * Whether an installation can take no more claimed rows now: it has no room to start one, and
+   * its hold is over half full (so a claim for it waits until its hold has drained that far).
+   */
+  private full(installationId: string, underWay = this.underWay): boolean {
+    if (this.heldOf(installationId) === 0 && underWay.installation.of(installationId) < this.perInstallation)
+      return false;
+    if (!this.running || this.holdLimit === 0) return true;
+    return this.heldOf(installationId) > this.holdLimit / 2 || this.heldCount >= this.holdTotal;
+  }
+
+  /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an installation with room. */
+  private claimWorthwhile(): boolean {
+    if (this.unknownWaiting) return true;
+    for (const id of this.leftWaiting) if (!this.full(id)) return true;
+    return false;
+  }
+
+  /** Puts claimed first attempts (committed, counted in `heldCount`) in their installations' holds, and starts what fits. */
+  private hold(rows: Delivery[]): void {
+    if (!this.running) {
+      this.heldCount -= rows.length;
+      this.giveBack(rows);
+      return;
+    }
+    for (const row of rows) {
+      const queue = this.held.get(row.installation_id);
+      if (queue) queue.push(row);
+      else this.held.set(row.installation_id, [row]);
+    }
+    if (rows.length > 0) this.startHeld();
+  }
+
+  /**
+   * Starts held rows while they fit, oldest first within an installation; an installation that
+   * started one goes to the back, so the installations take turns at the free slots. A held row is
+   * under way once its start is written (then every node counts it).
+   */
+  private startHeld(): void {
+    if (!this.running || this.held.size === 0) return;
+    const rows: Delivery[] = [];
+    for (const [id, queue] of [...this.held]) {
+      let started = false;
+      for (let i = 0; i < queue.length; ) {
+        if (this.busy() >= this.concurrency) break;
+        if (this.underWay.installation.of(id) >= this.perInstallation) break;
+        const row = queue[i] as Delivery;
+        const destination = row.destination ?? '';
+        if (this.underWay.destination.of(destination) >= this.perDestination) {
+          i++;
+          continue;
+        }
+        queue.splice(i, 1);
+        this.heldCount--;
+        this.count(destination, id, 1);
+        this.starting++;
+        rows.push(row);
+        started = true;
+      }
+      if (started || queue.length === 0) this.held.delete(id);
+      if (started && queue.length > 0) this.held.set(id, queue);
+    }
+    if (rows.length > 0) void this.startWritten(rows);
+  }
+
+  /** Writes held rows' start (renewing their leases), then launches those this node still holds. */
+  private async startWritten(rows: Delivery[]): Promise<void> {
+    const lease = this.now() + this.leaseMs;
+    let kept: Set<string> | undefined;
+    try {
+      kept = await this.ctx.write(async (trx) => {
+        const ids = new Set<string>();
+        for (const [old, chunk] of byLease(rows)) {
+          const started = await trx
+            .updateTable('deliveries')
+            .set({ claimed_until: lease, claimed_ahead: 0 })
+            .where('id', 'in', chunk)
+            .where('claimed_until', '=', old)
+            .where('status', '=', 'pending')
+            .returning('id')
+            .execute();
+          for (const { id } of started) ids.add(id);
+        }
+        return ids;
+      });
+    } catch (error) {
+      this.options.logger?.warn({ err: error }, 'could not start held deliveries; they wait for the next slot');
+    } finally {
+      this.starting -= rows.length;
+    }
+    const back: Delivery[] = [];
+    for (const row of rows) {
+      if (kept?.has(row.id)) {
+        row.claimed_until = lease;
+        this.launch(row);
+        continue;
+      }
+      this.ended(row);
+      // Not written: held again. Not this node's any more (taken over, or its endpoint disabled): dropped.
+      if (kept === undefined) back.push(row);
+    }
+    this.heldCount += back.length;
+    this.hold(back);
+    if (kept !== undefined && kept.size < rows.length) {
+      this.startHeld();
+      if (this.claimWorthwhile()) this.loop.wake();
+    }
+  }
+
+  /** Takes the held rows that match out of the hold. */
+  private takeHeld(matches: (row: Delivery) => boolean): Delivery[] {
+    const taken: Delivery[] = [];
+    for (const [id, queue] of [...this.held]) {
+      const keep = queue.filter((row) => !matches(row));
+      if (keep.length === queue.length) continue;
+      taken.push(...queue.filter(matches));
+      if (keep.length > 0) this.held.set(id, keep);
+      else this.held.delete(id);
+    }
+    this.heldCount -= taken.length;
+    return taken;
+  }
+
+  /** Renews the leases of held rows more than half gone; a row another node has taken meanwhile is dropped. */
+  private async renewHeld(): Promise<void> {
+    const now = this.now();
+    const due = this.takeHeld((row) => (row.claimed_until ?? 0) - now < this.leaseMs / 2);
+    if (due.length === 0) return;
+    const lease = now + this.leaseMs;
+    let kept: Set<string>;
+    try {
+      kept = await this.ctx.write(async (trx) => {
+        const ids = new Set<string>();
+        for (const [old, chunk] of byLease(due)) {
+          const renewed = await trx
+            .updateTable('deliveries')
+            .set({ claimed_until: lease })
+            .where('id', 'in', chunk)
+            .where('claimed_until', '=', old)
+            .where('status', '=', 'pending')
+            .returning('id')
+            .execute();
+          for (const { id } of renewed) ids.add(id);
+        }
+        return ids;
+      });
+    } catch (error) {
+      // Their leases stand as they were; an attempt renews its own before it starts.
+      this.options.logger?.warn({ err: error }, 'could not renew the leases of held deliveries');
+      this.heldCount += due.length;
+      this.hold(due);
+      return;
+    }
+    const still = due.filter((row) => kept.has(row.id));
+    for (const row of still) row.claimed_until = lease;
+    this.heldCount += still.length;
+    this.hold(still);
+  }
+
+  /** Starts an attempt of a delivery this node holds the lease of (its slots counted already). */
   private launch(row: Delivery): void {
     const attempt = this.attempt(row)
       .then((status) => {
@@ -208,23 +479,32 @@ export class DeliveryEngine {
       })
       .finally(() => {
         this.inFlight.delete(attempt);
-        // A slot is free: what waits for one is claimed now; nothing waiting, nothing to look for.
-        const destination = row.destination ?? '';
-        if (this.waitingFirsts || this.capped.has(`d:${destination}`) || this.capped.has(`i:${row.installation_id}`))
-          this.loop.wake();
+        // A slot is free: a held row takes it, and rows waiting unclaimed are claimed now.
+        this.startHeld();
+        if (this.claimWorthwhile()) this.loop.wake();
       });
     this.inFlight.add(attempt);
   }
 
-  /** Gives a claimed delivery back, unclaimed, for any node's next claim. */
-  private async letGo(row: Delivery): Promise<void> {
-    await this.ctx.write((trx) =>
-      trx
-        .updateTable('deliveries')
-        .set({ claimed_until: null })
-        .where('id', '=', row.id)
-        .where('claimed_until', '=', row.claimed_until)
-        .execute(),
+  /** Gives claimed deliveries back, unclaimed, for any node's next claim (where this node still holds their lease). */
+  private async letGo(rows: Delivery[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.ctx.write(async (trx) => {
+      for (const [lease, chunk] of byLease(rows)) {
+        await trx
+          .updateTable('deliveries')
+          .set({ claimed_until: null, claimed_ahead: 0 })
+          .where('id', 'in', chunk)
+          .where('claimed_until', '=', lease)
+          .execute();
+      }
+    });
+  }
+
+  /** `letGo` in the background (the engine stopped while the rows were on their way to it). */
+  private giveBack(rows: Delivery[]): void {
+    void this.letGo(rows).catch((error) =>
+      this.options.logger?.warn({ err: error }, 'could not give deliveries back; they come back when their lease ends'),
     );
   }
 
@@ -234,15 +514,15 @@ export class DeliveryEngine {
   }
 
   /** Keeps a delivery to retry claimed, and attempts it again when due (or lets it go once stopping). */
-  private async hold(row: Delivery): Promise<void> {
-    if (!this.running) return this.letGo(row);
+  private async retryLater(row: Delivery): Promise<void> {
+    if (!this.running) return this.letGo([row]);
     const timer = setTimeout(
       () => {
-        if (this.held.delete(row.id)) this.launch(row);
+        if (this.retrying.delete(row.id)) this.launch(row);
       },
       Math.max(0, (row.next_attempt_at ?? 0) - this.now()),
     );
-    this.held.set(row.id, { row, timer });
+    this.retrying.set(row.id, { row, timer });
   }
 
   wake(): void {
@@ -260,119 +540,197 @@ export class DeliveryEngine {
 
   /**
    * Claims due deliveries and starts their attempts: first the retries that are due (admitted
-   * already: they never wait for a destination slot), then first attempts within the caps.
-   * Answers whether it started any while slots remain (the caller claims again until not).
+   * already: they never wait for a destination slot), then first attempts within the caps, and
+   * (while running) first attempts over their caps into the hold. Answers whether another claim
+   * may find more.
    */
   private async claimAndStart(): Promise<boolean> {
-    const room = this.concurrency - this.inFlight.size - this.reservations.size;
-    if (room <= 0) return false;
+    const hold = this.running ? this.holdLimit : 0;
+    const room = Math.max(0, this.concurrency - this.busy());
+    const holdRoom = hold > 0 ? Math.max(0, this.holdTotal - this.heldCount) : 0;
+    if (room === 0 && holdRoom === 0) return false;
     const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
-    const claimed = await this.ctx.write(async (trx) => {
-      const retries = await trx
-        .selectFrom('deliveries')
-        .selectAll()
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-        .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
-        .orderBy('next_attempt_at')
-        .limit(room)
-        .$if(postgres, (qb) => qb.forUpdate().skipLocked())
-        .execute();
-      const firsts = retries.length < room ? await this.admit(trx, room - retries.length, now) : [];
-      const rows = [...retries, ...firsts];
-      const lease = now + this.leaseMs;
-      // Each row carries its lease: results are written only while this node still holds it.
-      for (const row of rows) row.claimed_until = lease;
-      if (rows.length > 0) {
-        await trx
-          .updateTable('deliveries')
-          .set({ claimed_until: lease })
-          .where(
-            'id',
-            'in',
-            rows.map((r) => r.id),
-          )
-          .execute();
-      }
-      return rows;
-    });
-    for (const row of claimed) this.launch(row);
-    return claimed.length > 0 && this.inFlight.size < this.concurrency;
+    const claim = await this.ctx
+      .write(async (trx) => {
+        this.changedDuringClaim = undefined;
+        // (Retries only: a first attempt whose lease ran out, its node gone, is admitted again.)
+        const retries =
+          room === 0
+            ? []
+            : await trx
+                .selectFrom('deliveries')
+                .selectAll()
+                .where('status', '=', 'pending')
+                .where('attempts', '>', 0)
+                .where('next_attempt_at', '<=', now)
+                .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+                .orderBy('next_attempt_at')
+                .limit(room)
+                .$if(postgres, (qb) => qb.forUpdate().skipLocked())
+                .execute();
+        const firsts =
+          retries.length < room || holdRoom > 0
+            ? await this.admit(trx, room - retries.length, hold, holdRoom, now)
+            : undefined;
+        const lease = now + this.leaseMs;
+        // Each row carries its lease: results are written only while this node still holds it.
+        const claim = async (rows: Delivery[], ahead: number) => {
+          for (const row of rows) row.claimed_until = lease;
+          for (let i = 0; i < rows.length; i += ID_CHUNK) {
+            await trx
+              .updateTable('deliveries')
+              .set({ claimed_until: lease, claimed_ahead: ahead })
+              .where(
+                'id',
+                'in',
+                rows.slice(i, i + ID_CHUNK).map((r) => r.id),
+              )
+              .execute();
+          }
+        };
+        await claim([...retries, ...(firsts?.start ?? [])], 0);
+        await claim(firsts?.hold ?? [], 1);
+        return { retries, firsts };
+      })
+      .catch((error) => {
+        this.changedDuringClaim = undefined;
+        throw error;
+      });
+    const { retries, firsts } = claim;
+    if (firsts) {
+      const changed = this.changedDuringClaim;
+      this.changedDuringClaim = undefined;
+      for (const [destination, n] of changed?.destination ?? []) firsts.underWay.destination.add(destination, n);
+      for (const [installation, n] of changed?.installation ?? []) firsts.underWay.installation.add(installation, n);
+      this.underWay = firsts.underWay;
+      // Rows left behind wait for room: they are known, and offers do not overtake them. A claim
+      // that saw every claimable row also learnt that the others it knew of have gone.
+      const stillFull = [...this.leftWaiting].filter((id) => firsts.full.has(id));
+      this.leftWaiting = new Set([...(firsts.complete ? stillFull : this.leftWaiting), ...firsts.skipped]);
+      this.unknownWaiting = !firsts.complete;
+    }
+    for (const row of [...retries, ...(firsts?.start ?? [])]) this.launch(row);
+    if (firsts && firsts.hold.length > 0) {
+      this.heldCount += firsts.hold.length;
+      this.hold(firsts.hold);
+    }
+    const taken = retries.length + (firsts ? firsts.start.length + firsts.hold.length : 0);
+    return taken > 0 && (firsts === undefined || !firsts.complete);
   }
 
   /**
-   * Due first attempts for up to `room` slots, within the caps of deliveries under way per
-   * destination and per installation (counted in the database, so every node's share counts),
-   * one installation after another so none crowds out the rest.
+   * Due first attempts: up to `room` within the caps of deliveries under way per destination and
+   * per installation (counted in the database, so every node's share counts), and up to
+   * `holdRoom` over them to hold, at most `hold` per installation; one installation after another
+   * so none crowds out the rest.
    */
-  private async admit(trx: Transaction<Database>, room: number, now: number): Promise<Delivery[]> {
-    const underWay = await trx
+  private async admit(
+    trx: Transaction<Database>,
+    room: number,
+    hold: number,
+    holdRoom: number,
+    now: number,
+  ): Promise<Admitted> {
+    const postgres = this.ctx.dialect === 'postgres';
+    const counted = await trx
       .selectFrom('deliveries')
       .select(['destination', 'installation_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where('status', '=', 'pending')
+      // (The first condition is the index's; the second leaves out leases that ran out, and rows
+      // claimed ahead: they wait in their node's memory, not under way yet.)
       .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
+      .where((eb) =>
+        eb.or([eb('attempts', '>', 0), eb.and([eb('claimed_until', '>=', now), eb('claimed_ahead', '=', 0)])]),
+      )
       .groupBy(['destination', 'installation_id'])
       .execute();
-    const byDestination = new Counts();
-    const byInstallation = new Counts();
-    for (const { destination, installation_id, n } of underWay) {
-      byDestination.add(destination ?? '', Number(n));
-      byInstallation.add(installation_id, Number(n));
+    // What this node changes from now on goes on top of what the database said.
+    this.changedDuringClaim = { destination: new Counts(), installation: new Counts() };
+    const underWay: UnderWay = { destination: new Counts(), installation: new Counts() };
+    for (const { destination, installation_id, n } of counted) {
+      underWay.destination.add(destination ?? '', Number(n));
+      underWay.installation.add(installation_id, Number(n));
     }
-    // Handed over, not committed yet: under way all the same.
+    // Handed over, not committed yet: under way all the same. (Held rows being started are in the
+    // database already: their writes went before this one.)
     for (const { destination, installationId } of this.reservations) {
-      byDestination.add(destination);
-      byInstallation.add(installationId);
+      underWay.destination.add(destination);
+      underWay.installation.add(installationId);
     }
-    const fullDestinations = [...byDestination].filter(([, n]) => n >= this.perDestination).map(([d]) => d);
-    const fullInstallations = [...byInstallation].filter(([, n]) => n >= this.perInstallation).map(([i]) => i);
-    const limit = room * 4;
-    const candidates = await trx
-      .selectFrom('deliveries')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where('attempts', '=', 0)
-      .where('claimed_until', 'is', null)
-      .where('next_attempt_at', '<=', now)
-      .$if(fullDestinations.length > 0, (qb) => qb.where('destination', 'not in', fullDestinations))
-      .$if(fullInstallations.length > 0, (qb) => qb.where('installation_id', 'not in', fullInstallations))
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .$if(this.ctx.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
-      .execute();
-    // Installations in turn, each in the order its deliveries became due.
+    const full = new Set(
+      [...underWay.installation.keys(), ...this.held.keys()].filter((id) => this.full(id, underWay)),
+    );
+    // Without a hold, rows for a destination at its cap could only be left where they are.
+    const fullDestinations =
+      hold > 0 ? [] : [...underWay.destination].filter(([, n]) => n >= this.perDestination).map(([d]) => d);
+    const limit = Math.min(CLAIM_LIMIT, room * 4 + holdRoom);
+    const candidates = (lapsed: boolean) =>
+      trx
+        .selectFrom('deliveries')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('attempts', '=', 0)
+        .$if(!lapsed, (qb) => qb.where('claimed_until', 'is', null))
+        .$if(lapsed, (qb) =>
+          qb
+            .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
+            .where('claimed_until', '<', now),
+        )
+        .where('next_attempt_at', '<=', now)
+        .$if(fullDestinations.length > 0, (qb) => qb.where('destination', 'not in', fullDestinations))
+        .$if(full.size > 0, (qb) => qb.where('installation_id', 'not in', [...full]))
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .$if(postgres, (qb) => qb.forUpdate().skipLocked())
+        .execute();
+    // First attempts whose node let their lease run out, then those never claimed.
+    const lapsed = await candidates(true);
+    const waiting = await candidates(false);
+    // Installations in turn, each in the order its deliveries became due. (A row held here whose
+    // lease ran out, its renewal late, stays held: the renewal still finds it.)
+    const heldHere = new Set([...this.held.values()].flatMap((queue) => queue.map((row) => row.id)));
     const queues = new Map<string, Delivery[]>();
-    for (const row of candidates) {
+    for (const row of [...lapsed.filter((r) => !heldHere.has(r.id)), ...waiting]) {
       const queue = queues.get(row.installation_id) ?? [];
       queue.push(row);
       queues.set(row.installation_id, queue);
     }
-    const chosen: Delivery[] = [];
-    while (chosen.length < room && queues.size > 0) {
+    const admitted: Admitted = {
+      start: [],
+      hold: [],
+      skipped: new Set(),
+      full,
+      complete: lapsed.length < limit && waiting.length < limit,
+      underWay,
+    };
+    const ahead = new Counts();
+    while (queues.size > 0) {
       for (const [installation, queue] of queues) {
-        const row = queue.shift();
+        const row = queue.shift() as Delivery;
         if (queue.length === 0) queues.delete(installation);
-        if (row === undefined || chosen.length >= room) continue;
         const destination = row.destination ?? '';
-        if (byInstallation.of(installation) >= this.perInstallation) {
-          queues.delete(installation);
-          continue;
+        if (
+          admitted.start.length < room &&
+          underWay.installation.of(installation) < this.perInstallation &&
+          underWay.destination.of(destination) < this.perDestination
+        ) {
+          underWay.destination.add(destination);
+          underWay.installation.add(installation);
+          admitted.start.push(row);
+        } else if (
+          hold > 0 &&
+          this.heldOf(installation) + ahead.of(installation) < hold &&
+          admitted.hold.length < holdRoom
+        ) {
+          ahead.add(installation);
+          admitted.hold.push(row);
+        } else {
+          admitted.skipped.add(installation);
         }
-        if (byDestination.of(destination) >= this.perDestination) continue;
-        byDestination.add(destination);
-        byInstallation.add(installation);
-        chosen.push(row);
       }
     }
-    this.underWay = { destination: byDestination, installation: byInstallation };
-    this.capped = new Set([
-      ...[...byDestination].filter(([, n]) => n >= this.perDestination).map(([d]) => `d:${d}`),
-      ...[...byInstallation].filter(([, n]) => n >= this.perInstallation).map(([i]) => `i:${i}`),
-    ]);
-    this.waitingFirsts = candidates.length >= limit || chosen.length < candidates.length;
-    return chosen;
+    return admitted;
   }
 
   /**
@@ -395,8 +753,25 @@ export class DeliveryEngine {
     return due === undefined ? poll : Math.min(Math.max(due - now, 5), poll);
   }
 
+  /** Renews a claimed row's lease; throws LeaseLost when another node has taken it meanwhile. */
+  private async renew(row: Delivery): Promise<void> {
+    const lease = this.now() + this.leaseMs;
+    const renewed = await this.ctx.write((trx) =>
+      trx
+        .updateTable('deliveries')
+        .set({ claimed_until: lease })
+        .where('id', '=', row.id)
+        .where('claimed_until', '=', row.claimed_until)
+        .executeTakeFirst(),
+    );
+    if (Number(renewed.numUpdatedRows) === 0) throw new LeaseLost(row.id);
+    row.claimed_until = lease;
+  }
+
   /** One attempt and its result; answers the delivery's status after it. */
   private async attempt(row: Delivery): Promise<Delivery['status']> {
+    // Held long: the lease is renewed first, so it outlasts the attempt.
+    if ((row.claimed_until ?? 0) - this.now() < this.leaseMs / 2) await this.renew(row);
     const number = row.attempts + 1;
     const started = this.now();
     const secrets = await validSecrets(this.ctx, row.installation_id);
@@ -494,8 +869,21 @@ export class DeliveryEngine {
     // so the row changes only after it).
     if (keep) {
       Object.assign(row, { attempts: number, next_attempt_at: next, claimed_until: lease });
-      await this.hold(row);
+      await this.retryLater(row);
     }
     return final;
   }
+}
+
+/** Rows' ids in chunks, by the lease they were claimed with (updates that check the lease). */
+function* byLease(rows: Delivery[]): Generator<[number, string[]]> {
+  const groups = new Map<number, string[]>();
+  for (const row of rows) {
+    const lease = row.claimed_until as number;
+    const ids = groups.get(lease);
+    if (ids) ids.push(row.id);
+    else groups.set(lease, [row.id]);
+  }
+  for (const [lease, ids] of groups)
+    for (let i = 0; i < ids.length; i += ID_CHUNK) yield [lease, ids.slice(i, i + ID_CHUNK)];
 }

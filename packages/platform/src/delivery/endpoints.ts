@@ -148,13 +148,16 @@ export async function recordAttempt(
     .set({ disabled_at: outcome.at, disabled_reason: reason })
     .where('id', '=', endpointId)
     .execute();
-  // What it is still owed ends failed with the reason (deliveries in flight end so when they finish).
+  // What it is still owed ends failed with the reason (deliveries in flight end so when they
+  // finish; those a node claimed ahead are dropped by it, as they are no longer pending).
   await trx
     .updateTable('deliveries')
     .set({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: outcome.at })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', outcome.at)]))
+    .where((eb) =>
+      eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', outcome.at), eb('claimed_ahead', '=', 1)]),
+    )
     .execute();
   return { disabledReason: reason, disabledNow: true };
 }

@@ -32,16 +32,19 @@ export interface DeliveryIntake {
   /** A delivery is due in the database, unclaimed: look for it. */
   wake(): void;
   /**
-   * Asked before a new delivery is inserted: when the engine would admit it now (room, caps, and
-   * nothing admissible waiting before it), answers the lease to insert it with, claimed by this
-   * node; the caller then calls `start` with the row once it has committed (or `cancel`).
-   * Otherwise undefined: insert it unclaimed and `wake`.
+   * Asked before a new delivery is inserted. When the engine takes it (it starts at once, or waits
+   * in the engine's memory for a slot: `ahead`), the handoff's lease is the one to insert it with,
+   * claimed by this node; with a null lease, insert it unclaimed (the engine claims it when it has room).
+   * Either way the caller calls `start` with the row once it has committed (or `cancel`). Undefined
+   * when no engine runs here: insert it unclaimed and `wake`.
    */
   offer(target: { installationId: string; destination: string }): Handoff | undefined;
 }
 
 export interface Handoff {
-  lease: number;
+  lease: number | null;
+  /** Insert it claimed ahead (`claimed_ahead`): it waits in the engine's memory for a slot. */
+  ahead: boolean;
   start(row: Selectable<Database['deliveries']>): void;
   cancel(): void;
 }
