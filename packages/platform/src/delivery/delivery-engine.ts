@@ -21,6 +21,11 @@
  * slot, what another node left when its lease ran out, and everything while this node is not
  * running. The caps count what the database says is under way, read at each claim, plus what
  * this node started or ended since.
+ *
+ * Claimed ahead (decision 025): a first attempt that cannot start for its caps is claimed all the
+ * same, marked `claimed_ahead` (no node counts it under way), and waits in memory, up to `hold`
+ * per installation; a freed slot starts the next one that fits with one write. Held leases are
+ * renewed while they wait, and stopping gives them back.
  */
 import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
 import type { Selectable, Transaction } from 'kysely';
@@ -770,7 +775,7 @@ export class DeliveryEngine {
 
   /** One attempt and its result; answers the delivery's status after it. */
   private async attempt(row: Delivery): Promise<Delivery['status']> {
-    // Held long: the lease is renewed first, so it outlasts the attempt.
+    // A lease more than half gone (the process stalled) is renewed first, so it outlasts the attempt.
     if ((row.claimed_until ?? 0) - this.now() < this.leaseMs / 2) await this.renew(row);
     const number = row.attempts + 1;
     const started = this.now();
