@@ -33,6 +33,7 @@ import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import { type Handoff, NO_DELIVERY_ENGINE, type ServiceContext } from '../services/context.js';
 import { Counts } from '../services/counts.js';
+import { HeldRows } from '../services/held-rows.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { Database } from '../storage/schema.js';
@@ -117,12 +118,8 @@ export class DeliveryEngine {
   private underWay: UnderWay = { destination: new Counts(), installation: new Counts() };
   /** Changes to the counts while a claim runs, applied on top of what it read. */
   private changedDuringClaim: UnderWay | undefined;
-  /** First attempts claimed ahead, waiting in memory for a slot, per installation, oldest first (see `hold`). */
-  private readonly held = new Map<string, Delivery[]>();
-  /** Rows held on this node and those offers will hold once their inserts commit: what the node-wide bound counts. */
-  private heldCount = 0;
-  /** Rows offers will hold once their inserts commit, per installation. */
-  private readonly holding = new Counts();
+  /** First attempts claimed ahead, waiting in memory for a slot (see `hold`), and places for those offers will hold once their inserts commit. */
+  private readonly held = new HeldRows<Delivery>();
   /** Installations with first attempts this node left unclaimed for want of room: a claim takes them once they fit. */
   private leftWaiting = new Set<string>();
   /** Whether first attempts this node knows nothing of may wait unclaimed (other nodes', redeliveries, before its first claim). */
@@ -208,7 +205,7 @@ export class DeliveryEngine {
     const retrying = [...this.retrying.values()];
     this.retrying.clear();
     for (const { timer } of retrying) clearTimeout(timer);
-    await this.letGo([...retrying.map(({ row }) => row), ...this.takeHeld(() => true)]).catch((error) =>
+    await this.letGo([...retrying.map(({ row }) => row), ...this.held.take(() => true)]).catch((error) =>
       this.options.logger?.warn({ err: error }, 'could not give deliveries back; they come back when their lease ends'),
     );
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -220,7 +217,7 @@ export class DeliveryEngine {
     const { installationId: id, destination } = target;
     // Nothing overtakes what this node left unclaimed (or may not know of).
     if (!this.unknownWaiting && !this.leftWaiting.has(id)) {
-      if (this.heldOf(id) === 0 && this.fits(destination, id)) return this.reserve(destination, id);
+      if (this.held.of(id) === 0 && this.fits(destination, id)) return this.reserve(destination, id);
       if (this.canHold(id)) return this.holdOnCommit(id);
     }
     this.leftWaiting.add(id);
@@ -261,11 +258,10 @@ export class DeliveryEngine {
 
   /** A handoff that holds its delivery once the insert commits, its place in the hold taken from now. */
   private holdOnCommit(installationId: string): Handoff {
-    this.holding.add(installationId);
-    this.heldCount++;
+    this.held.reserve(installationId);
     let open = true;
     const close = () => {
-      if (open) this.holding.add(installationId, -1);
+      if (open) this.held.unreserve(installationId);
       const was = open;
       open = false;
       return was;
@@ -277,7 +273,7 @@ export class DeliveryEngine {
         if (close()) this.hold([row]);
       },
       cancel: () => {
-        if (close()) this.heldCount--;
+        close();
       },
     };
   }
@@ -303,13 +299,8 @@ export class DeliveryEngine {
     return this.inFlight.size + this.reservations.size + this.starting;
   }
 
-  /** Rows of an installation held (or about to be) on this node. */
-  private heldOf(installationId: string): number {
-    return (this.held.get(installationId)?.length ?? 0) + this.holding.of(installationId);
-  }
-
   private canHold(installationId: string): boolean {
-    return this.running && this.heldOf(installationId) < this.holdLimit && this.heldCount < this.holdTotal;
+    return this.running && this.held.of(installationId) < this.holdLimit && this.held.total < this.holdTotal;
   }
 
   /**
@@ -317,10 +308,10 @@ export class DeliveryEngine {
    * its hold is over half full (so a claim for it waits until its hold has drained that far).
    */
   private full(installationId: string, underWay = this.underWay): boolean {
-    if (this.heldOf(installationId) === 0 && underWay.installation.of(installationId) < this.perInstallation)
+    if (this.held.of(installationId) === 0 && underWay.installation.of(installationId) < this.perInstallation)
       return false;
     if (!this.running || this.holdLimit === 0) return true;
-    return this.heldOf(installationId) > this.holdLimit / 2 || this.heldCount >= this.holdTotal;
+    return this.held.of(installationId) > this.holdLimit / 2 || this.held.total >= this.holdTotal;
   }
 
   /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an installation with room. */
@@ -330,50 +321,33 @@ export class DeliveryEngine {
     return false;
   }
 
-  /** Puts claimed first attempts (committed, counted in `heldCount`) in their installations' holds, and starts what fits. */
+  /** Puts claimed first attempts (committed) in their installations' holds, and starts what fits. */
   private hold(rows: Delivery[]): void {
     if (!this.running) {
-      this.heldCount -= rows.length;
-      this.giveBack(rows);
+      if (rows.length > 0) this.giveBack(rows);
       return;
     }
-    for (const row of rows) {
-      const queue = this.held.get(row.installation_id);
-      if (queue) queue.push(row);
-      else this.held.set(row.installation_id, [row]);
-    }
+    this.held.put(rows);
     if (rows.length > 0) this.startHeld();
   }
 
   /**
-   * Starts held rows while they fit, oldest first within an installation; an installation that
-   * started one goes to the back, so the installations take turns at the free slots. A held row is
-   * under way once its start is written (then every node counts it).
+   * Starts held rows while they fit, the installations taking turns at the free slots. A held row
+   * is under way once its start is written (then every node counts it).
    */
   private startHeld(): void {
-    if (!this.running || this.held.size === 0) return;
+    if (!this.running) return;
     const rows: Delivery[] = [];
-    for (const [id, queue] of [...this.held]) {
-      let started = false;
-      for (let i = 0; i < queue.length; ) {
-        if (this.busy() >= this.concurrency) break;
-        if (this.underWay.installation.of(id) >= this.perInstallation) break;
-        const row = queue[i] as Delivery;
-        const destination = row.destination ?? '';
-        if (this.underWay.destination.of(destination) >= this.perDestination) {
-          i++;
-          continue;
-        }
-        queue.splice(i, 1);
-        this.heldCount--;
-        this.count(destination, id, 1);
-        this.starting++;
-        rows.push(row);
-        started = true;
-      }
-      if (started || queue.length === 0) this.held.delete(id);
-      if (started && queue.length > 0) this.held.set(id, queue);
-    }
+    this.held.startWhile((row) => {
+      if (this.busy() >= this.concurrency) return 'stop';
+      if (this.underWay.installation.of(row.installation_id) >= this.perInstallation) return 'next';
+      const destination = row.destination ?? '';
+      if (this.underWay.destination.of(destination) >= this.perDestination) return 'skip';
+      this.count(destination, row.installation_id, 1);
+      this.starting++;
+      rows.push(row);
+      return 'started';
+    });
     if (rows.length > 0) void this.startWritten(rows);
   }
 
@@ -382,21 +356,7 @@ export class DeliveryEngine {
     const lease = this.now() + this.leaseMs;
     let kept: Set<string> | undefined;
     try {
-      kept = await this.ctx.write(async (trx) => {
-        const ids = new Set<string>();
-        for (const [old, chunk] of byLease(rows)) {
-          const started = await trx
-            .updateTable('deliveries')
-            .set({ claimed_until: lease, claimed_ahead: 0 })
-            .where('id', 'in', chunk)
-            .where('claimed_until', '=', old)
-            .where('status', '=', 'pending')
-            .returning('id')
-            .execute();
-          for (const { id } of started) ids.add(id);
-        }
-        return ids;
-      });
+      kept = await this.moveLeases(rows, lease, { claimed_ahead: 0 });
     } catch (error) {
       this.options.logger?.warn({ err: error }, 'could not start held deliveries; they wait for the next slot');
     } finally {
@@ -413,7 +373,6 @@ export class DeliveryEngine {
       // Not written: held again. Not this node's any more (taken over, or its endpoint disabled): dropped.
       if (kept === undefined) back.push(row);
     }
-    this.heldCount += back.length;
     this.hold(back);
     if (kept !== undefined && kept.size < rows.length) {
       this.startHeld();
@@ -421,54 +380,46 @@ export class DeliveryEngine {
     }
   }
 
-  /** Takes the held rows that match out of the hold. */
-  private takeHeld(matches: (row: Delivery) => boolean): Delivery[] {
-    const taken: Delivery[] = [];
-    for (const [id, queue] of [...this.held]) {
-      const keep = queue.filter((row) => !matches(row));
-      if (keep.length === queue.length) continue;
-      taken.push(...queue.filter(matches));
-      if (keep.length > 0) this.held.set(id, keep);
-      else this.held.delete(id);
-    }
-    this.heldCount -= taken.length;
-    return taken;
-  }
-
   /** Renews the leases of held rows more than half gone; a row another node has taken meanwhile is dropped. */
   private async renewHeld(): Promise<void> {
     const now = this.now();
-    const due = this.takeHeld((row) => (row.claimed_until ?? 0) - now < this.leaseMs / 2);
+    const due = this.held.take((row) => (row.claimed_until ?? 0) - now < this.leaseMs / 2);
     if (due.length === 0) return;
     const lease = now + this.leaseMs;
     let kept: Set<string>;
     try {
-      kept = await this.ctx.write(async (trx) => {
-        const ids = new Set<string>();
-        for (const [old, chunk] of byLease(due)) {
-          const renewed = await trx
-            .updateTable('deliveries')
-            .set({ claimed_until: lease })
-            .where('id', 'in', chunk)
-            .where('claimed_until', '=', old)
-            .where('status', '=', 'pending')
-            .returning('id')
-            .execute();
-          for (const { id } of renewed) ids.add(id);
-        }
-        return ids;
-      });
+      kept = await this.moveLeases(due, lease, {});
     } catch (error) {
-      // Their leases stand as they were; an attempt renews its own before it starts.
+      // Their leases stand as they were; the next renewal tries again.
       this.options.logger?.warn({ err: error }, 'could not renew the leases of held deliveries');
-      this.heldCount += due.length;
       this.hold(due);
       return;
     }
     const still = due.filter((row) => kept.has(row.id));
     for (const row of still) row.claimed_until = lease;
-    this.heldCount += still.length;
     this.hold(still);
+  }
+
+  /**
+   * Moves claimed rows to a new lease (and `set`), where this node still holds them and they are
+   * still pending; answers the ids it moved.
+   */
+  private moveLeases(rows: Delivery[], lease: number, set: { claimed_ahead?: number }): Promise<Set<string>> {
+    return this.ctx.write(async (trx) => {
+      const ids = new Set<string>();
+      for (const [old, chunk] of byLease(rows)) {
+        const moved = await trx
+          .updateTable('deliveries')
+          .set({ ...set, claimed_until: lease })
+          .where('id', 'in', chunk)
+          .where('claimed_until', '=', old)
+          .where('status', '=', 'pending')
+          .returning('id')
+          .execute();
+        for (const { id } of moved) ids.add(id);
+      }
+      return ids;
+    });
   }
 
   /** Starts an attempt of a delivery this node holds the lease of (its slots counted already). */
@@ -552,7 +503,7 @@ export class DeliveryEngine {
   private async claimAndStart(): Promise<boolean> {
     const hold = this.running ? this.holdLimit : 0;
     const room = Math.max(0, this.concurrency - this.busy());
-    const holdRoom = hold > 0 ? Math.max(0, this.holdTotal - this.heldCount) : 0;
+    const holdRoom = hold > 0 ? Math.max(0, this.holdTotal - this.held.total) : 0;
     if (room === 0 && holdRoom === 0) return false;
     const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
@@ -617,7 +568,6 @@ export class DeliveryEngine {
     }
     for (const row of [...retries, ...(firsts?.start ?? [])]) this.launch(row);
     if (firsts && firsts.hold.length > 0) {
-      this.heldCount += firsts.hold.length;
       this.hold(firsts.hold);
     }
     const taken = retries.length + (firsts ? firsts.start.length + firsts.hold.length : 0);
@@ -664,7 +614,7 @@ export class DeliveryEngine {
       underWay.installation.add(installationId);
     }
     const full = new Set(
-      [...underWay.installation.keys(), ...this.held.keys()].filter((id) => this.full(id, underWay)),
+      [...underWay.installation.keys(), ...this.held.installations()].filter((id) => this.full(id, underWay)),
     );
     // Without a hold, rows for a destination at its cap could only be left where they are.
     const fullDestinations =
@@ -694,7 +644,7 @@ export class DeliveryEngine {
     const waiting = await candidates(false);
     // Installations in turn, each in the order its deliveries became due. (A row held here whose
     // lease ran out, its renewal late, stays held: the renewal still finds it.)
-    const heldHere = new Set([...this.held.values()].flatMap((queue) => queue.map((row) => row.id)));
+    const heldHere = lapsed.length > 0 ? this.held.ids() : new Set<string>();
     const queues = new Map<string, Delivery[]>();
     for (const row of [...lapsed.filter((r) => !heldHere.has(r.id)), ...waiting]) {
       const queue = queues.get(row.installation_id) ?? [];
@@ -725,7 +675,7 @@ export class DeliveryEngine {
           admitted.start.push(row);
         } else if (
           hold > 0 &&
-          this.heldOf(installation) + ahead.of(installation) < hold &&
+          this.held.of(installation) + ahead.of(installation) < hold &&
           admitted.hold.length < holdRoom
         ) {
           ahead.add(installation);
@@ -758,25 +708,8 @@ export class DeliveryEngine {
     return due === undefined ? poll : Math.min(Math.max(due - now, 5), poll);
   }
 
-  /** Renews a claimed row's lease; throws LeaseLost when another node has taken it meanwhile. */
-  private async renew(row: Delivery): Promise<void> {
-    const lease = this.now() + this.leaseMs;
-    const renewed = await this.ctx.write((trx) =>
-      trx
-        .updateTable('deliveries')
-        .set({ claimed_until: lease })
-        .where('id', '=', row.id)
-        .where('claimed_until', '=', row.claimed_until)
-        .executeTakeFirst(),
-    );
-    if (Number(renewed.numUpdatedRows) === 0) throw new LeaseLost(row.id);
-    row.claimed_until = lease;
-  }
-
   /** One attempt and its result; answers the delivery's status after it. */
   private async attempt(row: Delivery): Promise<Delivery['status']> {
-    // A lease more than half gone (the process stalled) is renewed first, so it outlasts the attempt.
-    if ((row.claimed_until ?? 0) - this.now() < this.leaseMs / 2) await this.renew(row);
     const number = row.attempts + 1;
     const started = this.now();
     const secrets = await validSecrets(this.ctx, row.installation_id);

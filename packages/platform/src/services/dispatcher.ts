@@ -43,6 +43,7 @@ import type { ServiceContext } from './context.js';
 import { Counts } from './counts.js';
 import { loadDispatchContext } from './dispatch-context.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
+import { HeldRows } from './held-rows.js';
 import { latestVersion } from './integrations.js';
 import { WakeLoop } from './wake-loop.js';
 
@@ -160,12 +161,8 @@ export class Dispatcher {
   private running = false;
   /** Rows written claimed by routing whose commit has not happened yet (they hold their slots). */
   private reserved = 0;
-  /** Claimed rows waiting in memory for a slot, per installation, oldest first (see `hold`). */
-  private readonly held = new Map<string, OutboxRow[]>();
-  /** Rows held on this node and those about to be (`holding`): what the node-wide bound counts. */
-  private heldCount = 0;
-  /** Rows routing will hold once its transaction commits, per installation. */
-  private readonly holding = new Counts();
+  /** Claimed rows waiting in memory for a slot (see `hold`), and places for those routing will hold once it commits. */
+  private readonly held = new HeldRows<OutboxRow>();
   /**
    * Installations with owed rows this node left unclaimed for want of room: routing hands none of
    * theirs over (it would overtake them) until a claim has taken them.
@@ -220,7 +217,7 @@ export class Dispatcher {
     this.ctx.wake = () => {};
     await this.loop.stop();
     // Held rows go back to the database at once (other nodes, or the next start, take them).
-    const held = this.takeHeld(() => true);
+    const held = this.held.take(() => true);
     if (held.length > 0) {
       await this.ctx
         .write((trx) => this.releaseIn(trx, held))
@@ -443,8 +440,7 @@ export class Dispatcher {
     const unreserve = () => {
       this.reserved -= handed.start.length;
       for (const row of handed.start) this.count(row, -1);
-      for (const row of handed.hold) this.holding.add(row.installation_id, -1);
-      this.heldCount -= handed.hold.length;
+      for (const row of handed.hold) this.held.unreserve(row.installation_id);
       handed = { start: [], hold: [] };
     };
     const written = await this.ctx
@@ -487,7 +483,7 @@ export class Dispatcher {
       });
     this.reserved -= written.start.length;
     for (const row of written.start) this.launch(row);
-    for (const row of written.hold) this.holding.add(row.installation_id, -1);
+    for (const row of written.hold) this.held.unreserve(row.installation_id);
     this.hold(written.hold);
     return events.length;
   }
@@ -525,13 +521,12 @@ export class Dispatcher {
         this.leftWaiting.add(id);
         continue;
       }
-      if (this.heldOf(id) === 0 && this.fits(row)) {
+      if (this.held.of(id) === 0 && this.fits(row)) {
         this.reserved++;
         this.count(row, 1);
         handed.start.push(row);
       } else if (this.canHold(id)) {
-        this.holding.add(id);
-        this.heldCount++;
+        this.held.reserve(id);
         handed.hold.push(row);
       } else {
         this.leftWaiting.add(id);
@@ -552,13 +547,8 @@ export class Dispatcher {
     );
   }
 
-  /** Rows of an installation held (or about to be) on this node. */
-  private heldOf(installationId: string): number {
-    return (this.held.get(installationId)?.length ?? 0) + this.holding.of(installationId);
-  }
-
   private canHold(installationId: string): boolean {
-    return this.running && this.heldOf(installationId) < this.limits.hold && this.heldCount < this.limits.holdTotal;
+    return this.running && this.held.of(installationId) < this.limits.hold && this.held.total < this.limits.holdTotal;
   }
 
   /**
@@ -566,10 +556,10 @@ export class Dispatcher {
    * its hold is over half full (so a claim for it waits until the hold has drained that far).
    */
   private full(installationId: string): boolean {
-    if (this.heldOf(installationId) === 0 && this.perInstallation.of(installationId) < this.limits.installation)
+    if (this.held.of(installationId) === 0 && this.perInstallation.of(installationId) < this.limits.installation)
       return false;
     if (!this.running || this.limits.hold === 0) return true;
-    return this.heldOf(installationId) > this.limits.hold / 2 || this.heldCount >= this.limits.holdTotal;
+    return this.held.of(installationId) > this.limits.hold / 2 || this.held.total >= this.limits.holdTotal;
   }
 
   /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an installation with room. */
@@ -579,49 +569,22 @@ export class Dispatcher {
     return false;
   }
 
-  /** Puts claimed rows (committed, counted in `heldCount`) in their installations' holds, and starts what fits. */
+  /** Puts claimed rows (committed) in their installations' holds, and starts what fits. */
   private hold(rows: OutboxRow[]): void {
-    for (const row of rows) {
-      const queue = this.held.get(row.installation_id);
-      if (queue) queue.push(row);
-      else this.held.set(row.installation_id, [row]);
-    }
+    this.held.put(rows);
     if (rows.length > 0) this.startHeld();
   }
 
-  /**
-   * Starts held rows while they fit, oldest first within an installation; an installation that
-   * started one goes to the back, so the installations take turns at the free slots.
-   */
+  /** Starts held rows while they fit, the installations taking turns at the free slots. */
   private startHeld(): void {
-    if (!this.running || this.held.size === 0) return;
-    for (const [id, queue] of [...this.held]) {
-      if (this.inFlight.size + this.reserved >= this.limits.concurrency) return;
-      let started = false;
-      while (queue.length > 0 && this.fits(queue[0] as OutboxRow)) {
-        const row = queue.shift() as OutboxRow;
-        this.heldCount--;
-        this.count(row, 1);
-        this.launch(row);
-        started = true;
-      }
-      if (started || queue.length === 0) this.held.delete(id);
-      if (started && queue.length > 0) this.held.set(id, queue);
-    }
-  }
-
-  /** Takes the held rows that match out of the hold. */
-  private takeHeld(matches: (row: OutboxRow) => boolean): OutboxRow[] {
-    const taken: OutboxRow[] = [];
-    for (const [id, queue] of [...this.held]) {
-      const keep = queue.filter((row) => !matches(row));
-      if (keep.length === queue.length) continue;
-      taken.push(...queue.filter(matches));
-      if (keep.length > 0) this.held.set(id, keep);
-      else this.held.delete(id);
-    }
-    this.heldCount -= taken.length;
-    return taken;
+    if (!this.running) return;
+    this.held.startWhile((row) => {
+      if (this.inFlight.size + this.reserved >= this.limits.concurrency) return 'stop';
+      if (!this.fits(row)) return 'next';
+      this.count(row, 1);
+      this.launch(row);
+      return 'started';
+    });
   }
 
   /** Gives rows back unclaimed, where this node still holds their lease. */
@@ -670,10 +633,10 @@ export class Dispatcher {
   private async fill(): Promise<boolean> {
     const hold = this.running ? this.limits.hold : 0;
     const room = Math.max(0, this.limits.concurrency - this.inFlight.size - this.reserved);
-    const holdRoom = hold > 0 ? Math.max(0, this.limits.holdTotal - this.heldCount) : 0;
+    const holdRoom = hold > 0 ? Math.max(0, this.limits.holdTotal - this.held.total) : 0;
     if (room === 0 && holdRoom === 0) return false;
     const now = this.ctx.now();
-    const full = new Set([...this.perInstallation.keys(), ...this.held.keys()].filter((id) => this.full(id)));
+    const full = new Set([...this.perInstallation.keys(), ...this.held.installations()].filter((id) => this.full(id)));
     const probing = new Map<string, number>();
     // While holding, rows over their integration's cap are claimed into the hold.
     const skipIntegrations = new Set(
@@ -720,7 +683,7 @@ export class Dispatcher {
       for (const row of candidates) {
         const id = row.installation_id;
         const probe = probing.get(row.integration_name);
-        const queued = this.heldOf(id) + ahead.of(id);
+        const queued = this.held.of(id) + ahead.of(id);
         if (
           taken.start.length < room &&
           queued === 0 &&
@@ -757,7 +720,6 @@ export class Dispatcher {
       this.count(row, 1);
       this.launch(row);
     }
-    this.heldCount += claim.hold.length;
     this.hold(claim.hold);
     return claim.start.length + claim.hold.length > 0 && !claim.complete;
   }
@@ -865,7 +827,7 @@ export class Dispatcher {
     const now = this.ctx.now();
     const reason = `waiting: the worker of ${integration} failed ${failures} times in a row (last: ${cause}); its events wait ${delayMs / 1000} s, until ${new Date(until).toISOString()} (circuit breaker)`;
     this.options.logger?.warn({ integration, until, failures }, 'circuit breaker opened');
-    const held = this.takeHeld((row) => row.integration_name === integration);
+    const held = this.held.take((row) => row.integration_name === integration);
     await this.ctx.db.transaction().execute(async (trx) => {
       await this.releaseIn(trx, held);
       const waiting = await trx
