@@ -6,7 +6,7 @@ import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { newTimeOrderedId } from '../services/tokens.js';
 import type { Database } from '../storage/schema.js';
-import { endpointDisabled, endpointFor } from './endpoints.js';
+import { endpointDisabled, endpointFor, endpointWithSecrets } from './endpoints.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -51,7 +51,7 @@ export async function requestDelivery(
   } catch {
     throw badRequest('invalid_url', `"${input.url}" is not an http(s) URL`);
   }
-  const endpoint = await endpointFor(ctx, installationId, input.url);
+  const { endpoint, sealedSecrets } = await endpointWithSecrets(ctx, installationId, input.url);
   const now = ctx.now();
   // A disabled endpoint's deliveries are recorded failed with the reason, to redeliver once it is enabled.
   const disabled = endpoint.disabled_at !== null;
@@ -108,7 +108,7 @@ export async function requestDelivery(
     throw error;
   }
   if (stored.id !== row.id) handoff?.cancel();
-  else if (handoff) handoff.start(row);
+  else if (handoff) handoff.start(row, sealedSecrets);
   else if (!disabled) ctx.deliveries.wake();
   return { id: stored.id, status: stored.status };
 }

@@ -37,7 +37,7 @@ import { HeldRows } from '../services/held-rows.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { Database } from '../storage/schema.js';
-import { endpointFor, recordAttempt } from './endpoints.js';
+import { endpointFor, recordAttempt, writesHealth } from './endpoints.js';
 import { postWebhook } from './post-webhook.js';
 import { validSecrets } from './signing-secrets.js';
 
@@ -112,6 +112,8 @@ export class DeliveryEngine {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loop: WakeLoop;
   private running = false;
+  /** Signing secrets (sealed) read with a handed-over row's endpoint, for its first attempt, which starts at once. */
+  private readonly secretsRead = new WeakMap<Delivery, string[]>();
   /** Deliveries handed over by `offer` to start at once, whose insert has not committed yet. */
   private readonly reservations = new Set<{ installationId: string; destination: string }>();
   /** Deliveries under way (the caps' counts): what the database said at the last claim, plus what this node started or ended since. */
@@ -241,8 +243,9 @@ export class DeliveryEngine {
     return {
       lease: this.now() + this.leaseMs,
       ahead: false,
-      start: (row) => {
+      start: (row, sealedSecrets) => {
         if (!this.reservations.delete(reservation)) return;
+        if (sealedSecrets !== undefined && sealedSecrets.length > 0) this.secretsRead.set(row, sealedSecrets);
         if (this.running) this.launch(row);
         else {
           // Stopped meanwhile: the row goes back to the database for a claim.
@@ -712,7 +715,12 @@ export class DeliveryEngine {
   private async attempt(row: Delivery): Promise<Delivery['status']> {
     const number = row.attempts + 1;
     const started = this.now();
-    const secrets = await validSecrets(this.ctx, row.installation_id);
+    const sealed = this.secretsRead.get(row);
+    this.secretsRead.delete(row);
+    const secrets =
+      sealed === undefined
+        ? await validSecrets(this.ctx, row.installation_id)
+        : sealed.map((secret) => this.ctx.box.open(secret));
     const headers = {
       'content-type': 'application/json',
       'user-agent': this.options.userAgent,
@@ -745,64 +753,70 @@ export class DeliveryEngine {
           status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
     }
     const finished = this.now();
-    const { final, keep, next, lease } = await this.ctx.write(async (trx) => {
-      const health =
-        row.endpoint_id === null
-          ? { disabledReason: undefined, disabledNow: false }
-          : await recordAttempt(
-              trx,
-              row.endpoint_id,
-              outcome === 'delivered'
-                ? { ok: true, at: finished }
-                : { ok: false, at: finished, error: error ?? 'failed' },
-              this.disableAfterMs,
-            );
-      if (health.disabledNow)
-        this.options.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
-      const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
-      const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
-      const next = retry ? finished + retryDelay(number, this.options.random) : null;
-      const final: Delivery['status'] = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
-      const lastError = stopped
-        ? (health.disabledReason as string)
-        : final === 'failed' && outcome === 'retry'
-          ? `gave up after ${number} attempts: ${error}`
-          : error;
-      // A running engine keeps a delivery to retry claimed, and attempts it again itself.
-      const keep = final === 'pending' && this.running && next !== null;
-      const lease = keep ? (next as number) + this.leaseMs : null;
-      const updated = await insertThenUpdate(
-        trx,
-        this.ctx.dialect,
-        {
-          into: 'delivery_attempts',
-          values: {
-            delivery_id: row.id,
-            number,
-            at: started,
-            status,
-            duration_ms: Math.round(result.durationMs),
-            error,
-            response_excerpt: excerpt,
+    // Unless the endpoint's health is written too, the result is one statement on PostgreSQL: it
+    // then runs on its own, without a transaction (group-commit.ts).
+    const standalone = !writesHealth(row.endpoint_id, outcome === 'delivered', finished);
+    const { final, keep, next, lease } = await this.ctx.write(
+      async (trx) => {
+        const health =
+          row.endpoint_id === null || standalone
+            ? { disabledReason: undefined, disabledNow: false }
+            : await recordAttempt(
+                trx,
+                row.endpoint_id,
+                outcome === 'delivered'
+                  ? { ok: true, at: finished }
+                  : { ok: false, at: finished, error: error ?? 'failed' },
+                this.disableAfterMs,
+              );
+        if (health.disabledNow)
+          this.options.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
+        const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
+        const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
+        const next = retry ? finished + retryDelay(number, this.options.random) : null;
+        const final: Delivery['status'] = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
+        const lastError = stopped
+          ? (health.disabledReason as string)
+          : final === 'failed' && outcome === 'retry'
+            ? `gave up after ${number} attempts: ${error}`
+            : error;
+        // A running engine keeps a delivery to retry claimed, and attempts it again itself.
+        const keep = final === 'pending' && this.running && next !== null;
+        const lease = keep ? (next as number) + this.leaseMs : null;
+        const updated = await insertThenUpdate(
+          trx,
+          this.ctx.dialect,
+          {
+            into: 'delivery_attempts',
+            values: {
+              delivery_id: row.id,
+              number,
+              at: started,
+              status,
+              duration_ms: Math.round(result.durationMs),
+              error,
+              response_excerpt: excerpt,
+            },
           },
-        },
-        {
-          table: 'deliveries',
-          set: {
-            attempts: number,
-            status: final,
-            next_attempt_at: next,
-            claimed_until: lease,
-            last_error: lastError,
-            updated_at: finished,
+          {
+            table: 'deliveries',
+            set: {
+              attempts: number,
+              status: final,
+              next_attempt_at: next,
+              claimed_until: lease,
+              last_error: lastError,
+              updated_at: finished,
+            },
+            where: { id: row.id, claimed_until: row.claimed_until },
           },
-          where: { id: row.id, claimed_until: row.claimed_until },
-        },
-      );
-      // Another node took the delivery over (this one stalled past its lease): its result stands.
-      if (updated === 0) throw new LeaseLost(row.id);
-      return { final, keep, next, lease };
-    });
+        );
+        // Another node took the delivery over (this one stalled past its lease): its result stands.
+        if (updated === 0) throw new LeaseLost(row.id);
+        return { final, keep, next, lease };
+      },
+      { standalone },
+    );
     // Only now that the result is committed is the next attempt scheduled (a write may run twice,
     // so the row changes only after it).
     if (keep) {

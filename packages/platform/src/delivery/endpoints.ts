@@ -48,6 +48,38 @@ const endpointByUrl = prepared((db, installationId: string, url: string) =>
     .where('url', '=', url),
 );
 
+// The same read with the installation's valid signing secrets (a row per secret, newest first):
+// a delivery asked for and started at once signs its first attempt with them (one read, not two).
+const endpointAndSecrets = prepared((db, installationId: string, url: string, now: number) =>
+  db
+    .selectFrom('endpoints as e')
+    .leftJoin('signing_secrets as s', (join) =>
+      join
+        .onRef('s.installation_id', '=', 'e.installation_id')
+        .on((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)])),
+    )
+    .select(['e.id', 'e.destination', 'e.disabled_at', 'e.disabled_reason', 's.secret'])
+    .where('e.installation_id', '=', installationId)
+    .where('e.url', '=', url)
+    .orderBy('s.id', 'desc'),
+);
+
+/**
+ * The endpoint of `url` for the installation (created on first use) and the installation's valid
+ * signing secrets, sealed, newest first (empty when it has none yet: the first attempt creates one).
+ */
+export async function endpointWithSecrets(
+  ctx: ServiceContext,
+  installationId: string,
+  url: string,
+): Promise<{ endpoint: Pick<Row, 'id' | 'destination' | 'disabled_at' | 'disabled_reason'>; sealedSecrets: string[] }> {
+  const rows = await endpointAndSecrets.all(ctx.db, installationId, url, ctx.now());
+  const [first] = rows;
+  if (first === undefined) return { endpoint: await endpointFor(ctx, installationId, url), sealedSecrets: [] };
+  const { secret: _secret, ...endpoint } = first;
+  return { endpoint, sealedSecrets: rows.flatMap((row) => (row.secret === null ? [] : [row.secret])) };
+}
+
 /** The endpoint of `url` for the installation, created on first use. */
 export async function endpointFor(
   ctx: ServiceContext,
@@ -94,6 +126,15 @@ export interface AttemptHealth {
 }
 
 /**
+ * Whether `recordAttempt` would write for this outcome (a failure, or a success when the last one
+ * written is older than the interval); when not, an attempt's result is one statement on PostgreSQL.
+ */
+export function writesHealth(endpointId: string | null, ok: boolean, at: number): boolean {
+  if (endpointId === null) return false;
+  return !ok || (successWritten.get(endpointId) ?? Number.NEGATIVE_INFINITY) <= at - SUCCESS_WRITE_INTERVAL_MS;
+}
+
+/**
  * Records an attempt's outcome on its endpoint, inside the attempt's transaction; disables the
  * endpoint when it has failed every attempt for `disableAfterMs`, and fails what it is still owed.
  */
@@ -106,7 +147,7 @@ export async function recordAttempt(
   if (outcome.ok) {
     // A healthy endpoint's row is written at most every few seconds (every attempt to it would
     // otherwise queue on that one row): `last_success_at` is that fresh.
-    if ((successWritten.get(endpointId) ?? Number.NEGATIVE_INFINITY) > outcome.at - SUCCESS_WRITE_INTERVAL_MS) {
+    if (!writesHealth(endpointId, true, outcome.at)) {
       return { disabledReason: undefined, disabledNow: false };
     }
     if (successWritten.size >= 100_000) successWritten.clear();

@@ -45,7 +45,12 @@ export interface Handoff {
   lease: number | null;
   /** Insert it claimed ahead (`claimed_ahead`): it waits in the engine's memory for a slot. */
   ahead: boolean;
-  start(row: Selectable<Database['deliveries']>): void;
+  /**
+   * The insert committed: start (or hold) the row. `sealedSecrets`, the installation's valid
+   * signing secrets read in the same request (newest first; may be empty), sign its first attempt
+   * when it starts at once.
+   */
+  start(row: Selectable<Database['deliveries']>, sealedSecrets?: string[]): void;
   cancel(): void;
 }
 

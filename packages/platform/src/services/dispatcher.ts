@@ -748,17 +748,20 @@ export class Dispatcher {
       const result = await update.where('claimed_until', '=', row.claimed_until).executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) throw new LeaseLost(`outbox row ${row.id}`);
     };
-    /** The dispatch's log line and the row's new state, in one write (one statement on PostgreSQL). */
+    /** The dispatch's log line and the row's new state, in one write (one statement on PostgreSQL, without a transaction). */
     const finish = (record: Insertable<Database['dispatches']>, set: Updateable<Database['outbox']>) =>
-      this.ctx.write(async (trx) => {
-        const updated = await insertThenUpdate(
-          trx,
-          this.ctx.dialect,
-          { into: 'dispatches', values: record },
-          { table: 'outbox', set, where: { id: row.id, claimed_until: row.claimed_until } },
-        );
-        if (updated === 0) throw new LeaseLost(`outbox row ${row.id}`);
-      });
+      this.ctx.write(
+        async (trx) => {
+          const updated = await insertThenUpdate(
+            trx,
+            this.ctx.dialect,
+            { into: 'dispatches', values: record },
+            { table: 'outbox', set, where: { id: row.id, claimed_until: row.claimed_until } },
+          );
+          if (updated === 0) throw new LeaseLost(`outbox row ${row.id}`);
+        },
+        { standalone: true },
+      );
     const settle = (outcome: string, record?: Insertable<Database['dispatches']>) => {
       const set = { dispatched_at: this.ctx.now(), outcome, claimed_until: null };
       if (record) return finish(record, set);

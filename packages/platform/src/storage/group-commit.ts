@@ -26,16 +26,16 @@ export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
 
 export interface WriteOptions {
   /**
-   * The write is one statement (possibly followed by reads): it needs no transaction of its own.
-   * On PostgreSQL, when it is alone in its batch, it runs without BEGIN and COMMIT (two round
-   * trips fewer on the way of an event at a low rate); it is still durable once it resolves.
+   * On PostgreSQL the write is one statement (possibly followed by reads): it needs no transaction
+   * of its own. There it runs at once on a pooled connection, without BEGIN and COMMIT (two round
+   * trips fewer), beside the batches; it is durable once it resolves, as PostgreSQL commits each
+   * statement, and commits that arrive together share a WAL flush. On SQLite it joins a batch.
    */
   standalone?: boolean;
 }
 
 interface Job {
   work: Write<unknown>;
-  standalone: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -68,7 +68,7 @@ export class GroupCommit {
       oneTrip?: boolean;
       /** Run a batch without savepoints first, and again with them only when a write in it fails. */
       optimistic?: boolean;
-      /** Run a standalone write that is alone in its batch without a transaction (`WriteOptions`). */
+      /** Run standalone writes at once, each without a transaction (`WriteOptions`). */
       autocommit?: boolean;
     } = {},
   ) {
@@ -88,14 +88,18 @@ export class GroupCommit {
   rerun = 0;
 
   /**
-   * Runs `work` in the next shared transaction (a standalone write alone in its batch, on
-   * PostgreSQL, in none: see `WriteOptions`); resolves with its result once that has committed.
+   * Runs `work` in the next shared transaction (a standalone write on PostgreSQL in none: see
+   * `WriteOptions`); resolves with its result once that has committed.
    */
   run<T>(work: Write<T>, options: WriteOptions = {}): Promise<T> {
+    if (this.autocommit && options.standalone) {
+      this.transactions++;
+      // (A Kysely instance runs each statement on a pooled connection, committed on its own.)
+      return work(this.db as Transaction<Database>);
+    }
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
         work,
-        standalone: options.standalone ?? false,
         resolve: resolve as (value: unknown) => void,
         reject,
       });
@@ -124,15 +128,6 @@ export class GroupCommit {
     while (this.queue.length > 0) {
       if (this.queue.length > this.maxBatch) this.kick();
       const batch = this.queue.splice(0, this.maxBatch);
-      const [first] = batch;
-      if (this.autocommit && batch.length === 1 && first?.standalone) {
-        this.transactions++;
-        // (A Kysely instance runs each statement on a pooled connection, committed on its own.)
-        const outcome = await settle(first.work(this.db as Transaction<Database>));
-        if (outcome.ok) first.resolve(outcome.value);
-        else first.reject(outcome.error);
-        continue;
-      }
       if (this.optimistic && batch.length > 1 && (await this.runWhole(batch))) continue;
       const outcomes: Outcome[] = [];
       this.transactions++;

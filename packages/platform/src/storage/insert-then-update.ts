@@ -1,15 +1,17 @@
 /**
  * A row logged (a dispatch, a delivery attempt) and the row it belongs to updated, in the same
- * transaction: on PostgreSQL in one statement (the insert runs as a data-modifying CTE of the
- * update), a round trip less per event; on SQLite, where statements cost no trip and CTEs cannot
- * write, in two. The insert happens whatever the update finds: a caller that must not keep it
- * when the update matched nothing throws, which rolls both back (group-commit.ts).
+ * transaction: on PostgreSQL in one statement (the update runs as a data-modifying CTE of the
+ * insert, which is made only when the update matched a row), a round trip less per event, and a
+ * write that needs no transaction (group-commit.ts, `standalone`); on SQLite, where statements
+ * cost no trip and CTEs cannot write, in two, and the insert is made whatever the update finds.
+ * Answers 0 when the update matched nothing: the caller then throws, which on SQLite rolls the
+ * insert back (group-commit.ts), so neither back end keeps it.
  *
  * Each event runs this at least twice, so the statements are built once per shape (tables and
  * column names) and dialect, and afterwards only get their values: building and compiling them
  * with Kysely on every call was most of their cost (decision 024).
  */
-import { CompiledQuery, type Insertable, type Transaction, type Updateable } from 'kysely';
+import { CompiledQuery, type Insertable, sql, type Transaction, type Updateable } from 'kysely';
 import type { Database } from './schema.js';
 
 type Table = keyof Database;
@@ -56,7 +58,8 @@ export async function insertThenUpdate<I extends Table, U extends Table>(
         slots.map((slot) => all[slot]),
       ),
     );
-    // The last statement is the update: its count is the answer.
+    // The last statement's count is the answer: the update's on SQLite, the insert's (made only
+    // when the update matched) on PostgreSQL.
     updated = Number(result.numAffectedRows ?? 0);
   }
   return updated;
@@ -76,15 +79,36 @@ function build(trx: Transaction<Database>, dialect: Dialect, into: Table, table:
   const values = Object.fromEntries(columns.values.map((column) => [column, next()]));
   const set = Object.fromEntries(columns.set.map((column) => [column, next()]));
   const conditions = columns.where.map((column) => [column, next()] as const);
-  const insertQuery = (qc: Transaction<Database>) => qc.insertInto(into).values(values as never);
   // (Kysely's types cannot follow a table chosen at run time; callers' shapes are checked by theirs.)
-  const base = (
-    dialect === 'postgres' ? trx.with('logged', (qc) => insertQuery(qc as never)) : trx
-  ) as Transaction<Database>;
-  let updateQuery = base.updateTable(table as 'outbox').set(set as never);
-  // (`= null` matches nothing, as a lost lease should.)
-  for (const [column, value] of conditions) updateQuery = updateQuery.where(column as 'id', '=', value as never);
-  const compiled = [...(dialect === 'sqlite' ? [insertQuery(trx).compile()] : []), updateQuery.compile()];
+  const updateQuery = (qc: Transaction<Database>) => {
+    let query = qc.updateTable(table as 'outbox').set(set as never);
+    // (`= null` matches nothing, as a lost lease should.)
+    for (const [column, value] of conditions) query = query.where(column as 'id', '=', value as never);
+    return query;
+  };
+  const compiled =
+    dialect === 'postgres'
+      ? [
+          // The update first, and the insert only when it matched a row: one statement, which
+          // writes nothing when the row was lost. (PostgreSQL types each value by its column.)
+          trx
+            .with('updated', (qc) => updateQuery(qc as never).returning(sql.lit(1).as('one')))
+            .insertInto(into)
+            .columns(columns.values as never)
+            .expression(
+              trx
+                .selectNoFrom((eb) => columns.values.map((column) => eb.val(values[column]).as(column)) as never)
+                .where((eb) => eb.exists(eb.selectFrom('updated' as never).select(sql.lit(1).as('one')))) as never,
+            )
+            .compile(),
+        ]
+      : [
+          trx
+            .insertInto(into)
+            .values(values as never)
+            .compile(),
+          updateQuery(trx).compile(),
+        ];
   const statements = compiled.map(({ sql, parameters }) => ({
     sql,
     slots: parameters.map((parameter) => {
