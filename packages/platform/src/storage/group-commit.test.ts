@@ -121,6 +121,31 @@ describe.each(backends)('group commit on $name', (backend) => {
     expect(await committed()).toEqual(database.dialect === 'postgres' ? ['a', 'alone', 'b'] : ['a']);
   });
 
+  it('waits in drain for every write under way, standalone ones too', async () => {
+    const { committed, writes } = await fresh();
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const write = writes.run(
+      async (trx) => {
+        await gate;
+        await trx.insertInto('organizations').values(org('late')).execute();
+      },
+      { standalone: true },
+    );
+    let drained = false;
+    const draining = writes.drain().then(() => {
+      drained = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(drained).toBe(false);
+    open();
+    await draining;
+    await write;
+    expect(await committed()).toEqual(['late']);
+  });
+
   it('undoes a write that throws after writing, alone, whichever way its batch runs', async () => {
     const { database, committed, writes } = await fresh();
     const runs = new Map<string, number>();

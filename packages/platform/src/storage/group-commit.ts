@@ -54,6 +54,8 @@ export function groupCommitOptions(dialect: 'sqlite' | 'postgres') {
 export class GroupCommit {
   private queue: Job[] = [];
   private readonly flushing = new Set<Promise<void>>();
+  /** Standalone writes under way on PostgreSQL (outside the batches). */
+  private readonly standalone = new Set<Promise<unknown>>();
   /** Transactions committed (or tried) so far, for tests and benchmarks. */
   transactions = 0;
 
@@ -95,7 +97,11 @@ export class GroupCommit {
     if (this.autocommit && options.standalone) {
       this.transactions++;
       // (A Kysely instance runs each statement on a pooled connection, committed on its own.)
-      return work(this.db as Transaction<Database>);
+      const running = work(this.db as Transaction<Database>);
+      this.standalone.add(running);
+      const done = () => this.standalone.delete(running);
+      running.then(done, done);
+      return running;
     }
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
@@ -119,7 +125,8 @@ export class GroupCommit {
 
   /** Waits until every write queued so far has committed (or failed). */
   async drain(): Promise<void> {
-    while (this.flushing.size > 0) await Promise.allSettled([...this.flushing]);
+    while (this.flushing.size + this.standalone.size > 0)
+      await Promise.allSettled([...this.flushing, ...this.standalone]);
   }
 
   private async flush(): Promise<void> {
