@@ -33,7 +33,7 @@ import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import { type Handoff, NO_DELIVERY_ENGINE, type ServiceContext } from '../services/context.js';
 import { Counts } from '../services/counts.js';
-import { HeldRows } from '../services/held-rows.js';
+import { HeldRows, idsByLease } from '../services/held-rows.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { Database } from '../storage/schema.js';
@@ -112,8 +112,6 @@ export class DeliveryEngine {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loop: WakeLoop;
   private running = false;
-  /** Signing secrets (sealed) read with a handed-over row's endpoint, for its first attempt, which starts at once. */
-  private readonly secretsRead = new WeakMap<Delivery, string[]>();
   /** Deliveries handed over by `offer` to start at once, whose insert has not committed yet. */
   private readonly reservations = new Set<{ installationId: string; destination: string }>();
   /** Deliveries under way (the caps' counts): what the database said at the last claim, plus what this node started or ended since. */
@@ -245,8 +243,7 @@ export class DeliveryEngine {
       ahead: false,
       start: (row, sealedSecrets) => {
         if (!this.reservations.delete(reservation)) return;
-        if (sealedSecrets !== undefined && sealedSecrets.length > 0) this.secretsRead.set(row, sealedSecrets);
-        if (this.running) this.launch(row);
+        if (this.running) this.launch(row, sealedSecrets);
         else {
           // Stopped meanwhile: the row goes back to the database for a claim.
           this.ended(row);
@@ -410,7 +407,7 @@ export class DeliveryEngine {
   private moveLeases(rows: Delivery[], lease: number, set: { claimed_ahead?: number }): Promise<Set<string>> {
     return this.ctx.write(async (trx) => {
       const ids = new Set<string>();
-      for (const [old, chunk] of byLease(rows)) {
+      for (const [old, chunk] of idsByLease(rows, ID_CHUNK)) {
         const moved = await trx
           .updateTable('deliveries')
           .set({ ...set, claimed_until: lease })
@@ -425,9 +422,12 @@ export class DeliveryEngine {
     });
   }
 
-  /** Starts an attempt of a delivery this node holds the lease of (its slots counted already). */
-  private launch(row: Delivery): void {
-    const attempt = this.attempt(row)
+  /**
+   * Starts an attempt of a delivery this node holds the lease of (its slots counted already);
+   * `sealedSecrets`, read with its endpoint when it was asked for, sign it.
+   */
+  private launch(row: Delivery, sealedSecrets?: string[]): void {
+    const attempt = this.attempt(row, sealedSecrets)
       .then((status) => {
         if (status !== 'pending') this.ended(row);
       })
@@ -449,7 +449,7 @@ export class DeliveryEngine {
   private async letGo(rows: Delivery[]): Promise<void> {
     if (rows.length === 0) return;
     await this.ctx.write(async (trx) => {
-      for (const [lease, chunk] of byLease(rows)) {
+      for (const [lease, chunk] of idsByLease(rows, ID_CHUNK)) {
         await trx
           .updateTable('deliveries')
           .set({ claimed_until: null, claimed_ahead: 0 })
@@ -712,15 +712,14 @@ export class DeliveryEngine {
   }
 
   /** One attempt and its result; answers the delivery's status after it. */
-  private async attempt(row: Delivery): Promise<Delivery['status']> {
+  private async attempt(row: Delivery, sealedSecrets: string[] = []): Promise<Delivery['status']> {
     const number = row.attempts + 1;
     const started = this.now();
-    const sealed = this.secretsRead.get(row);
-    this.secretsRead.delete(row);
+    // Secrets read with the delivery's endpoint when it was asked for sign it; else they are read now.
     const secrets =
-      sealed === undefined
-        ? await validSecrets(this.ctx, row.installation_id)
-        : sealed.map((secret) => this.ctx.box.open(secret));
+      sealedSecrets.length > 0
+        ? sealedSecrets.map((secret) => this.ctx.box.open(secret))
+        : await validSecrets(this.ctx, row.installation_id);
     const headers = {
       'content-type': 'application/json',
       'user-agent': this.options.userAgent,
@@ -758,17 +757,16 @@ export class DeliveryEngine {
     const standalone = !writesHealth(row.endpoint_id, outcome === 'delivered', finished);
     const { final, keep, next, lease } = await this.ctx.write(
       async (trx) => {
-        const health =
-          row.endpoint_id === null || standalone
-            ? { disabledReason: undefined, disabledNow: false }
-            : await recordAttempt(
-                trx,
-                row.endpoint_id,
-                outcome === 'delivered'
-                  ? { ok: true, at: finished }
-                  : { ok: false, at: finished, error: error ?? 'failed' },
-                this.disableAfterMs,
-              );
+        const health = standalone
+          ? { disabledReason: undefined, disabledNow: false }
+          : await recordAttempt(
+              trx,
+              row.endpoint_id as string,
+              outcome === 'delivered'
+                ? { ok: true, at: finished }
+                : { ok: false, at: finished, error: error ?? 'failed' },
+              this.disableAfterMs,
+            );
         if (health.disabledNow)
           this.options.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
         const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
@@ -825,17 +823,4 @@ export class DeliveryEngine {
     }
     return final;
   }
-}
-
-/** Rows' ids in chunks, by the lease they were claimed with (updates that check the lease). */
-function* byLease(rows: Delivery[]): Generator<[number, string[]]> {
-  const groups = new Map<number, string[]>();
-  for (const row of rows) {
-    const lease = row.claimed_until as number;
-    const ids = groups.get(lease);
-    if (ids) ids.push(row.id);
-    else groups.set(lease, [row.id]);
-  }
-  for (const [lease, ids] of groups)
-    for (let i = 0; i < ids.length; i += ID_CHUNK) yield [lease, ids.slice(i, i + ID_CHUNK)];
 }

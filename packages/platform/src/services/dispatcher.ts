@@ -43,7 +43,7 @@ import type { ServiceContext } from './context.js';
 import { Counts } from './counts.js';
 import { loadDispatchContext } from './dispatch-context.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
-import { HeldRows } from './held-rows.js';
+import { HeldRows, idsByLease } from './held-rows.js';
 import { latestVersion } from './integrations.js';
 import { WakeLoop } from './wake-loop.js';
 
@@ -589,22 +589,13 @@ export class Dispatcher {
 
   /** Gives rows back unclaimed, where this node still holds their lease. */
   private async releaseIn(trx: Transaction<Database>, rows: OutboxRow[]): Promise<void> {
-    const byLease = new Map<number, number[]>();
-    for (const row of rows) {
-      const lease = row.claimed_until as number;
-      const ids = byLease.get(lease);
-      if (ids) ids.push(row.id);
-      else byLease.set(lease, [row.id]);
-    }
-    for (const [lease, ids] of byLease) {
-      for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-        await trx
-          .updateTable('outbox')
-          .set({ claimed_until: null })
-          .where('id', 'in', ids.slice(i, i + INSERT_CHUNK))
-          .where('claimed_until', '=', lease)
-          .execute();
-      }
+    for (const [lease, ids] of idsByLease(rows, INSERT_CHUNK)) {
+      await trx
+        .updateTable('outbox')
+        .set({ claimed_until: null })
+        .where('id', 'in', ids)
+        .where('claimed_until', '=', lease)
+        .execute();
     }
   }
 
