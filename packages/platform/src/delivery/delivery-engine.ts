@@ -122,6 +122,16 @@ export class DeliveryEngine {
   private readonly held = new HeldRows<Delivery>();
   /** Installations with first attempts this node left unclaimed for want of room: a claim takes them once they fit. */
   private leftWaiting = new Set<string>();
+  /**
+   * Installations left waiting since the running claim began: its reads may have been taken before
+   * their rows were written, so it must not forget them when it sets what it learnt.
+   */
+  private leftDuringClaim: Set<string> | undefined;
+  /**
+   * Handed-over deliveries started while a claim counts what is under way: one whose insert
+   * committed after the count read is in neither the count nor the reservations afterwards.
+   */
+  private startedDuringCount: { installationId: string; destination: string }[] | undefined;
   /** Whether first attempts this node knows nothing of may wait unclaimed (other nodes', redeliveries, before its first claim). */
   private unknownWaiting = true;
   /** Deliveries to retry that this node keeps claimed, each with the timer of its next attempt. */
@@ -220,17 +230,23 @@ export class DeliveryEngine {
       if (this.held.of(id) === 0 && this.fits(destination, id)) return this.reserve(destination, id);
       if (this.canHold(id)) return this.holdOnCommit(id);
     }
-    this.leftWaiting.add(id);
+    this.markLeft(id);
     return {
       lease: null,
       ahead: false,
       start: () => {
         // (A claim may have run before the insert committed.)
-        this.leftWaiting.add(id);
+        this.markLeft(id);
         if (this.claimWorthwhile()) this.loop.wake();
       },
       cancel: () => {},
     };
+  }
+
+  /** Notes first attempts of the installation left unclaimed (see `leftWaiting`). */
+  private markLeft(installationId: string): void {
+    this.leftWaiting.add(installationId);
+    this.leftDuringClaim?.add(installationId);
   }
 
   /** A handoff that starts its delivery once the insert commits, its slots counted from now. */
@@ -243,6 +259,7 @@ export class DeliveryEngine {
       ahead: false,
       start: (row, sealedSecrets) => {
         if (!this.reservations.delete(reservation)) return;
+        this.startedDuringCount?.push(reservation);
         if (this.running) this.launch(row, sealedSecrets);
         else {
           // Stopped meanwhile: the row goes back to the database for a claim.
@@ -510,6 +527,8 @@ export class DeliveryEngine {
     if (room === 0 && holdRoom === 0) return false;
     const now = this.now();
     const postgres = this.ctx.dialect === 'postgres';
+    const leftDuring = new Set<string>();
+    this.leftDuringClaim = leftDuring;
     const claim = await this.ctx
       .write(async (trx) => {
         this.changedDuringClaim = undefined;
@@ -555,6 +574,9 @@ export class DeliveryEngine {
       .catch((error) => {
         this.changedDuringClaim = undefined;
         throw error;
+      })
+      .finally(() => {
+        this.leftDuringClaim = undefined;
       });
     const { retries, firsts } = claim;
     if (firsts) {
@@ -566,7 +588,11 @@ export class DeliveryEngine {
       // Rows left behind wait for room: they are known, and offers do not overtake them. A claim
       // that saw every claimable row also learnt that the others it knew of have gone.
       const stillFull = [...this.leftWaiting].filter((id) => firsts.full.has(id));
-      this.leftWaiting = new Set([...(firsts.complete ? stillFull : this.leftWaiting), ...firsts.skipped]);
+      this.leftWaiting = new Set([
+        ...(firsts.complete ? stillFull : this.leftWaiting),
+        ...firsts.skipped,
+        ...leftDuring,
+      ]);
       this.unknownWaiting = !firsts.complete;
     }
     for (const row of [...retries, ...(firsts?.start ?? [])]) this.launch(row);
@@ -591,18 +617,25 @@ export class DeliveryEngine {
     now: number,
   ): Promise<Admitted> {
     const postgres = this.ctx.dialect === 'postgres';
-    const counted = await trx
-      .selectFrom('deliveries')
-      .select(['destination', 'installation_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('status', '=', 'pending')
-      // (The first condition is the index's; the second leaves out leases that ran out, and rows
-      // claimed ahead: they wait in their node's memory, not under way yet.)
-      .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
-      .where((eb) =>
-        eb.or([eb('attempts', '>', 0), eb.and([eb('claimed_until', '>=', now), eb('claimed_ahead', '=', 0)])]),
-      )
-      .groupBy(['destination', 'installation_id'])
-      .execute();
+    const started: { installationId: string; destination: string }[] = [];
+    this.startedDuringCount = started;
+    let counted: { destination: string | null; installation_id: string; n: number }[];
+    try {
+      counted = await trx
+        .selectFrom('deliveries')
+        .select(['destination', 'installation_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', '=', 'pending')
+        // (The first condition is the index's; the second leaves out leases that ran out, and rows
+        // claimed ahead: they wait in their node's memory, not under way yet.)
+        .where((eb) => eb.or([eb('attempts', '>', 0), eb('claimed_until', 'is not', null)]))
+        .where((eb) =>
+          eb.or([eb('attempts', '>', 0), eb.and([eb('claimed_until', '>=', now), eb('claimed_ahead', '=', 0)])]),
+        )
+        .groupBy(['destination', 'installation_id'])
+        .execute();
+    } finally {
+      this.startedDuringCount = undefined;
+    }
     // What this node changes from now on goes on top of what the database said.
     this.changedDuringClaim = { destination: new Counts(), installation: new Counts() };
     const underWay: UnderWay = { destination: new Counts(), installation: new Counts() };
@@ -610,9 +643,11 @@ export class DeliveryEngine {
       underWay.destination.add(destination ?? '', Number(n));
       underWay.installation.add(installation_id, Number(n));
     }
-    // Handed over, not committed yet: under way all the same. (Held rows being started are in the
-    // database already: their writes went before this one.)
-    for (const { destination, installationId } of this.reservations) {
+    // Handed over, not committed yet: under way all the same, and so is one started while the count
+    // ran (its insert may have committed after the count read; one it saw counts twice until the
+    // next claim, which holds a slot back rather than going over a cap). Held rows being started
+    // are in the database already: their writes went before this one.
+    for (const { destination, installationId } of [...this.reservations, ...started]) {
       underWay.destination.add(destination);
       underWay.installation.add(installationId);
     }
