@@ -57,9 +57,12 @@ export async function requestDelivery(
   const disabled = endpoint.disabled_at !== null;
   // When this node's engine would start it at once, the row is inserted claimed and handed over:
   // no claim has to find it.
-  const handoff = disabled ? undefined : ctx.deliveries.offer({ installationId, destination: endpoint.destination });
+  const id = newTimeOrderedId('dlv', now);
+  const handoff = disabled
+    ? undefined
+    : ctx.deliveries.offer({ deliveryId: id, installationId, destination: endpoint.destination });
   const row = {
-    id: newTimeOrderedId('dlv', now),
+    id,
     installation_id: installationId,
     event_id: input.eventId,
     type: input.type,

@@ -278,3 +278,58 @@ describe.each(backends)('first attempts claimed ahead on $name', (backend) => {
     );
   }, 30_000);
 });
+
+describe.each(backends)('a destination at its cap on $name', (backend) => {
+  const receiver = new ScriptedReceiver();
+  const world = webhookWorldFor(backend, { ownEngine: true }, [receiver]);
+
+  it('keeps its slots counted exactly while claims run: what waits for a slot starts as soon as one frees', async () => {
+    // Two slots and a hold; no poll to fall back on: a slot counted as taken after its attempt
+    // ended (or a delivery counted twice) would leave the held deliveries waiting for a minute.
+    const engine = new DeliveryEngine({
+      ctx: world.platform.ctx,
+      allowPrivateNetwork: true,
+      userAgent: 'test',
+      perDestination: 2,
+      hold: 16,
+      pollMs: 60_000,
+    });
+    engine.start();
+    try {
+      const url = receiver.script('/cap', [200]);
+      const ask = client(world.platform.url, world.spaceToken);
+      const count = 300;
+      let next = 0;
+      // Eight callers at a time: deliveries are offered, held and claimed while attempts end.
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < count) {
+            const i = next++;
+            await ask('POST', `/v1/installations/${world.space}/deliveries`, {
+              url,
+              eventId: `evt_cap_${i}`,
+              type: 'test',
+              payload: { i },
+            });
+          }
+        }),
+      );
+      await until(
+        'every delivery delivered',
+        async () => {
+          const { n } = await world.platform.ctx.db
+            .selectFrom('deliveries')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('url', '=', url)
+            .where('status', '=', 'delivered')
+            .executeTakeFirstOrThrow();
+          return Number(n) === count ? true : undefined;
+        },
+        30_000,
+      );
+      expect(receiver.at('/cap')).toHaveLength(count);
+    } finally {
+      await engine.stop();
+    }
+  }, 60_000);
+});

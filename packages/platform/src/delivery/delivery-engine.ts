@@ -31,8 +31,8 @@ import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@
 import type { Selectable, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
-import { type Handoff, NO_DELIVERY_ENGINE, type ServiceContext } from '../services/context.js';
-import { Counts } from '../services/counts.js';
+import { type DeliveryTarget, type Handoff, NO_DELIVERY_ENGINE, type ServiceContext } from '../services/context.js';
+import { Changes, Counts } from '../services/counts.js';
 import { HeldRows, idsByLease } from '../services/held-rows.js';
 import { WakeLoop } from '../services/wake-loop.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
@@ -113,11 +113,11 @@ export class DeliveryEngine {
   private readonly loop: WakeLoop;
   private running = false;
   /** Deliveries handed over by `offer` to start at once, whose insert has not committed yet. */
-  private readonly reservations = new Set<{ installationId: string; destination: string }>();
+  private readonly reservations = new Set<DeliveryTarget>();
   /** Deliveries under way (the caps' counts): what the database said at the last claim, plus what this node started or ended since. */
   private underWay: UnderWay = { destination: new Counts(), installation: new Counts() };
-  /** Changes to the counts while a claim runs, applied on top of what it read. */
-  private changedDuringClaim: UnderWay | undefined;
+  /** Changes to the counts while a claim runs (ends too: negative), applied on top of what it read. */
+  private changedDuringClaim: { destination: Changes; installation: Changes } | undefined;
   /** First attempts claimed ahead, waiting in memory for a slot (see `hold`), and places for those offers will hold once their inserts commit. */
   private readonly held = new HeldRows<Delivery>();
   /** Installations with first attempts this node left unclaimed for want of room: a claim takes them once they fit. */
@@ -127,11 +127,8 @@ export class DeliveryEngine {
    * their rows were written, so it must not forget them when it sets what it learnt.
    */
   private leftDuringClaim: Set<string> | undefined;
-  /**
-   * Handed-over deliveries started while a claim counts what is under way: one whose insert
-   * committed after the count read is in neither the count nor the reservations afterwards.
-   */
-  private startedDuringCount: { installationId: string; destination: string }[] | undefined;
+  /** Handed-over deliveries started while a claim counts what is under way (see `admit`). */
+  private startedDuringCount: DeliveryTarget[] | undefined;
   /** Whether first attempts this node knows nothing of may wait unclaimed (other nodes', redeliveries, before its first claim). */
   private unknownWaiting = true;
   /** Deliveries to retry that this node keeps claimed, each with the timer of its next attempt. */
@@ -222,12 +219,12 @@ export class DeliveryEngine {
   }
 
   /** See `DeliveryIntake.offer` (services/context.ts). */
-  private offer(target: { installationId: string; destination: string }): Handoff | undefined {
+  private offer(target: DeliveryTarget): Handoff | undefined {
     if (!this.running) return undefined;
     const { installationId: id, destination } = target;
     // Nothing overtakes what this node left unclaimed (or may not know of).
     if (!this.unknownWaiting && !this.leftWaiting.has(id)) {
-      if (this.held.of(id) === 0 && this.fits(destination, id)) return this.reserve(destination, id);
+      if (this.held.of(id) === 0 && this.fits(destination, id)) return this.reserve(target);
       if (this.canHold(id)) return this.holdOnCommit(id);
     }
     this.markLeft(id);
@@ -250,8 +247,8 @@ export class DeliveryEngine {
   }
 
   /** A handoff that starts its delivery once the insert commits, its slots counted from now. */
-  private reserve(destination: string, installationId: string): Handoff {
-    const reservation = { installationId, destination };
+  private reserve(reservation: DeliveryTarget): Handoff {
+    const { destination, installationId } = reservation;
     this.reservations.add(reservation);
     this.count(destination, installationId, 1);
     return {
@@ -596,9 +593,9 @@ export class DeliveryEngine {
       this.unknownWaiting = !firsts.complete;
     }
     for (const row of [...retries, ...(firsts?.start ?? [])]) this.launch(row);
-    if (firsts && firsts.hold.length > 0) {
-      this.hold(firsts.hold);
-    }
+    if (firsts && firsts.hold.length > 0) this.hold(firsts.hold);
+    // The counts are the database's now (they may have dropped): held rows start where they fit.
+    else if (firsts) this.startHeld();
     const taken = retries.length + (firsts ? firsts.start.length + firsts.hold.length : 0);
     return taken > 0 && (firsts === undefined || !firsts.complete);
   }
@@ -617,7 +614,11 @@ export class DeliveryEngine {
     now: number,
   ): Promise<Admitted> {
     const postgres = this.ctx.dialect === 'postgres';
-    const started: { installationId: string; destination: string }[] = [];
+    // Handed over, their inserts committed or not: under way all the same. The count leaves them
+    // out and they are added once: an insert may have committed before the count read (in the
+    // same transaction on SQLite, or just before on PostgreSQL) or after it.
+    const reserved = [...this.reservations];
+    const started: DeliveryTarget[] = [];
     this.startedDuringCount = started;
     let counted: { destination: string | null; installation_id: string; n: number }[];
     try {
@@ -631,22 +632,27 @@ export class DeliveryEngine {
         .where((eb) =>
           eb.or([eb('attempts', '>', 0), eb.and([eb('claimed_until', '>=', now), eb('claimed_ahead', '=', 0)])]),
         )
+        .$if(reserved.length > 0, (qb) =>
+          qb.where(
+            'id',
+            'not in',
+            reserved.map((r) => r.deliveryId),
+          ),
+        )
         .groupBy(['destination', 'installation_id'])
         .execute();
     } finally {
       this.startedDuringCount = undefined;
     }
     // What this node changes from now on goes on top of what the database said.
-    this.changedDuringClaim = { destination: new Counts(), installation: new Counts() };
+    this.changedDuringClaim = { destination: new Changes(), installation: new Changes() };
     const underWay: UnderWay = { destination: new Counts(), installation: new Counts() };
     for (const { destination, installation_id, n } of counted) {
       underWay.destination.add(destination ?? '', Number(n));
       underWay.installation.add(installation_id, Number(n));
     }
-    // Handed over, not committed yet: under way all the same, and so is one started while the count
-    // ran (its insert may have committed after the count read; one it saw counts twice until the
-    // next claim, which holds a slot back rather than going over a cap). Held rows being started
-    // are in the database already: their writes went before this one.
+    // (Those the count left out are reservations still, or started while it ran; cancelled ones are
+    // gone. Held rows being started are in the database already: their writes went before this one.)
     for (const { destination, installationId } of [...this.reservations, ...started]) {
       underWay.destination.add(destination);
       underWay.installation.add(installationId);

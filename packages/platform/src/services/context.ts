@@ -38,7 +38,14 @@ export interface DeliveryIntake {
    * Either way the caller calls `start` with the row once it has committed (or `cancel`). Undefined
    * when no engine runs here: insert it unclaimed and `wake`.
    */
-  offer(target: { installationId: string; destination: string }): Handoff | undefined;
+  offer(target: DeliveryTarget): Handoff | undefined;
+}
+
+/** A new delivery, before its insert: its id (the row's), installation and destination. */
+export interface DeliveryTarget {
+  deliveryId: string;
+  installationId: string;
+  destination: string;
 }
 
 export interface Handoff {
