@@ -153,6 +153,30 @@ describe.each(backends)('routing and selection on $name', (backend) => {
     });
   });
 
+  it('routes an event in the transaction that stores it on SQLite, afterwards on PostgreSQL (decision 027)', async () => {
+    // A clock that moves a second at each reading: routing done afterwards (by the dispatcher's
+    // loop) reads another time than the event's.
+    const real = platform.ctx.now;
+    let t = real();
+    platform.ctx.now = () => (t += 1000);
+    try {
+      await emit({ type: 'space_content_updated', spaceId: 's1', revisionId: 'r1', eventId: 'route-inline' });
+    } finally {
+      platform.ctx.now = real;
+    }
+    await settled();
+    const { db } = platform.ctx;
+    const event = await db
+      .selectFrom('events')
+      .selectAll()
+      .where('event_id', '=', 'route-inline')
+      .executeTakeFirstOrThrow();
+    const owed = await db.selectFrom('outbox').select('created_at').where('event_id', '=', 'route-inline').execute();
+    expect(owed).toEqual([{ created_at: event.routed_at }]);
+    if (backend.name === 'sqlite') expect(event.routed_at).toBe(event.received_at);
+    else expect(event.routed_at).not.toBe(event.received_at);
+  });
+
   it('two integrations in one space: each gets the event once, at its space installation', async () => {
     const org = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'beta' })).body.id as string;
     const beta = (await ada('POST', `/v1/installations/${org}/spaces/s1`)).body.id as string;

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Durability } from '../storage/durability.js';
 import type { Write, WriteOptions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
@@ -23,6 +23,12 @@ export interface ServiceContext {
   apiUrl: string;
   /** Tells the dispatcher that new work is in the outbox (a no-op until it runs). */
   wake: (what?: 'events') => void;
+  /**
+   * Set while a dispatcher runs on this node (on SQLite: decision 027): routes events in the
+   * transaction that stores them (then they are stored routed). Without it, events are stored
+   * unrouted and routed by a dispatcher later.
+   */
+  routeOnIngest?: ((events: RoutableEvent[], now: number) => Promise<EventRouting>) | undefined;
   /** The delivery engine's intake (answers nothing and does nothing until the engine runs). */
   deliveries: DeliveryIntake;
 }
@@ -59,6 +65,19 @@ export interface Handoff {
    */
   start(row: Selectable<Database['deliveries']>, sealedSecrets?: string[]): void;
   cancel(): void;
+}
+
+/** An event as stored, ready to route. */
+export type RoutableEvent = Pick<Database['events'], 'event_id' | 'type' | 'payload'>;
+
+/** The outbox rows routing decided for some events, to write with them. */
+export interface EventRouting {
+  /** In the transaction that stores (or marks) the events: writes the rows of those in `events`. May run again. */
+  write(trx: Transaction<Database>, events: ReadonlySet<string>): Promise<void>;
+  /** That transaction committed: start what this node took. */
+  committed(): void;
+  /** That transaction failed: give back what was reserved. */
+  failed(): void;
 }
 
 /** An intake with no engine behind it: deliveries wait in the database. */

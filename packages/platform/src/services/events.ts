@@ -1,4 +1,9 @@
-/** Platform events in: persisted first (idempotent on eventId), acknowledged, routed afterwards. */
+/**
+ * Platform events in: persisted (idempotent on eventId) and acknowledged once committed. Where the
+ * dispatcher routes on ingest (SQLite, decision 027) they are routed in the same transaction
+ * (their outbox rows written with them); otherwise stored unrouted, and a dispatcher routes them
+ * later.
+ */
 import { randomBytes } from 'node:crypto';
 import { ApiError, notFound } from '../errors.js';
 import type { Database } from '../storage/schema.js';
@@ -86,24 +91,37 @@ export async function ingestEvents(
   }
   let inserted = new Set<string>();
   if (rows.length > 0) {
-    inserted = await ctx.write(
-      async (trx) => {
-        const stored = new Set<string>();
-        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-          const chunk = await trx
-            .insertInto('events')
-            .values(rows.slice(i, i + INSERT_CHUNK))
-            .onConflict((oc) => oc.column('event_id').doNothing())
-            .returning('event_id')
-            .execute();
-          for (const { event_id } of chunk) stored.add(event_id);
-        }
-        return stored;
-      },
-      { standalone: rows.length <= INSERT_CHUNK },
-    );
+    // Routed in the same transaction where the dispatcher offers it (no second transaction, and no
+    // pass of the dispatcher's loop, per event); else stored unrouted for a dispatcher to route.
+    // (Should deciding the routing fail, the events are stored unrouted: the dispatcher's loop
+    // routes them, and logs what fails.)
+    const routing = await ctx.routeOnIngest?.(rows, now).catch(() => undefined);
+    for (const row of rows) row.routed_at = routing ? now : null;
+    try {
+      inserted = await ctx.write(
+        async (trx) => {
+          const stored = new Set<string>();
+          for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+            const chunk = await trx
+              .insertInto('events')
+              .values(rows.slice(i, i + INSERT_CHUNK))
+              .onConflict((oc) => oc.column('event_id').doNothing())
+              .returning('event_id')
+              .execute();
+            for (const { event_id } of chunk) stored.add(event_id);
+          }
+          await routing?.write(trx, stored);
+          return stored;
+        },
+        { standalone: routing === undefined && rows.length <= INSERT_CHUNK },
+      );
+    } catch (error) {
+      routing?.failed();
+      throw error;
+    }
+    routing?.committed();
+    if (routing === undefined && inserted.size > 0) ctx.wake('events');
   }
-  if (inserted.size > 0) ctx.wake('events');
   const answered = new Set<string>();
   return slots.map((slot) => {
     if (typeof slot !== 'number') return slot;
