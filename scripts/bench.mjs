@@ -343,7 +343,7 @@ latency is from the scheduled send to the receiver's work, so a late send counts
 
 ### Throughput
 
-${count(D.events)} events until the last delivery is received: one per request from ${D.senders} senders (each waits for
+After a warm-up (${count(D.warmup)} events in one batch, delivered), ${count(D.events)} events until the last delivery is received: one per request from ${D.senders} senders (each waits for
 its answer before sending the next), then the same number in \`POST /v1/events/batch\` requests of
 ${count(D.batchSize)}, sent at once.
 

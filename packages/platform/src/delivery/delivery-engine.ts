@@ -112,7 +112,7 @@ export class DeliveryEngine {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loop: WakeLoop;
   private running = false;
-  /** Deliveries handed over by `offer` to start at once, whose insert has not committed yet. */
+  /** Deliveries handed over by `offer` to start at once, not started yet (their inserts committed or not). */
   private readonly reservations = new Set<DeliveryTarget>();
   /** Deliveries under way (the caps' counts): what the database said at the last claim, plus what this node started or ended since. */
   private underWay: UnderWay = { destination: new Counts(), installation: new Counts() };
