@@ -436,8 +436,9 @@ export class Dispatcher {
   }
 
   /**
-   * Routes events as they are stored (`ServiceContext.routeOnIngest`): decides their outbox rows
-   * now, writes them in the transaction that stores the events, and starts them once it commits.
+   * Decides the outbox rows of events (read-only); the caller has them written in the transaction
+   * that stores the events (`ServiceContext.routeOnIngest`) or marks them routed (`routeEvents`),
+   * then says how that transaction ended, and what this node took starts.
    */
   private async routing(events: RoutableEvent[], now: number): Promise<EventRouting> {
     const places = new Map<string, Promise<Installed[]>>();
@@ -473,7 +474,12 @@ export class Dispatcher {
       owed.push({ eventId: event.event_id, rows });
     }
     let handed: Handed<Insertable<Database['outbox']>> = { start: [], hold: [] };
-    let written: Handed<OutboxRow> = { start: [], hold: [] };
+    /** The written rows' ids, by installation and event (the order of RETURNING is not promised). */
+    let ids = new Map<string, number>();
+    const key = (row: { installation_id: string; event_id?: string | null }) =>
+      `${row.installation_id} ${row.event_id}`;
+    const withId = (row: Insertable<Database['outbox']>) =>
+      ({ ...row, id: ids.get(key(row)), attempts: 0, available_at: 0 }) as OutboxRow;
     let left = false;
     /** Gives back the slots and hold places `handOver` reserved (the write failed, or runs again). */
     const unreserve = () => {
@@ -481,7 +487,6 @@ export class Dispatcher {
       for (const row of handed.start) this.count(row, -1);
       for (const row of handed.hold) this.held.unreserve(row.installation_id);
       handed = { start: [], hold: [] };
-      written = { start: [], hold: [] };
     };
     return {
       write: async (trx, stored) => {
@@ -493,10 +498,7 @@ export class Dispatcher {
           .flatMap((o) => o.rows);
         handed = await this.handOver(trx, rows, now);
         left = handed.start.length + handed.hold.length < rows.length;
-        // (Ids matched by installation and event: the order of RETURNING is not promised.)
-        const key = (row: { installation_id: string; event_id?: string | null }) =>
-          `${row.installation_id} ${row.event_id}`;
-        const ids = new Map<string, number>();
+        ids = new Map();
         for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
           const inserted = await trx
             .insertInto('outbox')
@@ -505,16 +507,13 @@ export class Dispatcher {
             .execute();
           for (const row of inserted) ids.set(key(row), row.id);
         }
-        const withId = (row: Insertable<Database['outbox']>) =>
-          ({ ...row, id: ids.get(key(row)), attempts: 0, available_at: 0 }) as OutboxRow;
-        written = { start: handed.start.map(withId), hold: handed.hold.map(withId) };
       },
       failed: unreserve,
       committed: () => {
-        this.reserved -= written.start.length;
-        for (const row of written.start) this.launch(row);
-        for (const row of written.hold) this.held.unreserve(row.installation_id);
-        this.hold(written.hold);
+        this.reserved -= handed.start.length;
+        for (const row of handed.start) this.launch(withId(row));
+        for (const row of handed.hold) this.held.unreserve(row.installation_id);
+        this.hold(handed.hold.map(withId));
         // Rows left for a claim: the loop claims them (routing through the loop does so anyway).
         if (left) this.loop.wake();
       },
