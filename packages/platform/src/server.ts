@@ -142,6 +142,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     concurrency: tuning.dispatchConcurrency,
     perIntegration: tuning.dispatchPerIntegration,
     perInstallation: tuning.dispatchPerInstallation,
+    // An event dispatch's calls through the binding act with its grant: no token lookup per call.
+    bindingsFor: (grant) => ({
+      PORTICO_API: { fetch: (request: Request) => fetchThroughBinding(app, request, grant) },
+    }),
   });
   const deliveries = new DeliveryEngine({
     ctx,

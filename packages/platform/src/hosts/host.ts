@@ -26,6 +26,11 @@ export type HostRequest =
       envelope: Envelope;
       /** The installation the dispatch is for (egress and logs are recorded against it). */
       installationId?: string;
+      /**
+       * The `env` of an integration that runs in this process, for this dispatch (its service
+       * bindings); the in-process host's own bindings otherwise. Other hosts ignore it.
+       */
+      bindings?: Record<string, unknown>;
     };
 
 /** The headers and body of a dispatch as it goes over HTTP. */

@@ -14,8 +14,9 @@ export class InProcessHost implements Host {
   private readonly pending = new Set<Promise<unknown>>();
 
   /**
-   * `bindings` is the `env` each integration gets: for the platform's own integrations, a service
-   * binding to the API (`PORTICO_API`) that answers in this process, without a network round trip.
+   * `bindings` is the `env` each integration gets when the dispatch brings none of its own
+   * (`HostRequest.bindings`): for the platform's own integrations, a service binding to the API
+   * (`PORTICO_API`) that answers in this process, without a network round trip.
    */
   constructor(
     private readonly integrations: ReadonlyMap<string, Integration>,
@@ -45,7 +46,7 @@ export class InProcessHost implements Host {
     const response =
       request.method === 'GET'
         ? Response.json(integration.descriptor)
-        : await integration.dispatch(request.envelope, this.bindings(), executionContext);
+        : await integration.dispatch(request.envelope, request.bindings ?? this.bindings(), executionContext);
     const body = await readResponse(response);
     return {
       status: response.status,

@@ -14,7 +14,7 @@ import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpo
 import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
-import type { Principal, ServiceContext } from '../services/context.js';
+import type { DispatchGrant, Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
 import type { Dispatcher } from '../services/dispatcher.js';
@@ -86,11 +86,20 @@ const tags = {
   deliveries: ['Webhook deliveries'],
 };
 
-const boundRequests = new WeakSet<Request>();
+/** Requests through a service binding, with the grant of the dispatch that made them (if any). */
+const boundRequests = new WeakMap<Request, DispatchGrant | undefined>();
 
-/** A request from a trusted in-process integration (its `PORTICO_API` service binding). */
-export function fetchThroughBinding(app: { fetch(request: Request): Response | Promise<Response> }, request: Request) {
-  boundRequests.add(request);
+/**
+ * A request from a trusted in-process integration (its `PORTICO_API` service binding). Made during
+ * an event dispatch, it carries that dispatch's grant: when it is sent with the dispatch's token,
+ * it acts as the grant says, without looking the token up.
+ */
+export function fetchThroughBinding(
+  app: { fetch(request: Request): Response | Promise<Response> },
+  request: Request,
+  grant?: DispatchGrant,
+) {
+  boundRequests.set(request, grant);
   return app.fetch(request);
 }
 
@@ -141,7 +150,11 @@ export function createApp(options: AppOptions) {
     }
     return session.credentials;
   };
-  const principal = async (c: Context): Promise<Principal> => principalOf(ctx, await credentials(c));
+  const principal = async (c: Context): Promise<Principal> => {
+    const grant = boundRequests.get(c.req.raw);
+    if (grant !== undefined && c.req.header('authorization') === `Bearer ${grant.token}`) return grant.principal;
+    return principalOf(ctx, await credentials(c));
+  };
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 

@@ -95,5 +95,16 @@ export type Principal =
       installation?: Database['installations'];
     };
 
+/**
+ * What a dispatch to an integration running in this process acts as when it calls the API through
+ * its service binding with the dispatch's token: the installation, its token and the token's scopes
+ * as the dispatch read them when it began. Such a call needs no token lookup; a token revoked or an
+ * installation removed meanwhile counts from the next dispatch on (decision 028).
+ */
+export interface DispatchGrant {
+  token: string;
+  principal: Extract<Principal, { kind: 'installation' }> & { installation: Database['installations'] };
+}
+
 /** Ids given by the operator: letters, digits, `_`, `-`, `.`; 1 to 64 characters. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -1,10 +1,10 @@
 /**
  * What dispatching to an installation reads, in one query: the installation, its integration's
- * latest version, its current API token (sealed) and, for a space or site installation, its
- * organization installation. Four reads before (a round trip each on PostgreSQL); nothing of it is
+ * latest version, its current API token (sealed, with its scopes) and, for a space or site
+ * installation, its organization installation. Four reads before (a round trip each on PostgreSQL); nothing of it is
  * cached, so a paused parent, a new version or a rotated token counts at once, on every node.
  */
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 
@@ -15,6 +15,8 @@ export interface DispatchContext {
   latestVersion: number;
   /** The current token, sealed (ctx.box.open opens it); null when the installation has none. */
   sealedToken: string | null;
+  /** That token's scopes (what an integration in this process acts with: `DispatchGrant`); null with no token. */
+  tokenScopes: string[] | null;
   /** The organization installation above a space or site installation (not uninstalled), else null. */
   parent: Row | null;
 }
@@ -27,14 +29,8 @@ const forDispatch = prepared((db, id: string) =>
     .selectAll('i')
     .select((eb) => [
       'g.latest_version',
-      eb
-        .selectFrom('installation_tokens as t')
-        .select('t.token')
-        .whereRef('t.installation_id', '=', 'i.id')
-        .where('t.revoked_at', 'is', null)
-        .orderBy('t.created_at', 'desc')
-        .limit(1)
-        .as('sealed_token'),
+      currentTokenColumn(eb, 't.token').as('sealed_token'),
+      currentTokenColumn(eb, 't.scopes').as('token_scopes'),
       'p.id as p_id',
       'p.integration_name as p_integration_name',
       'p.organization_id as p_organization_id',
@@ -53,11 +49,23 @@ const forDispatch = prepared((db, id: string) =>
     .where('i.id', '=', id),
 );
 
+/** A column of the installation's current token (the newest not revoked; the hash breaks a tie, so both columns come from one token). */
+function currentTokenColumn(eb: ExpressionBuilder<Database & { i: Row }, 'i'>, column: 't.token' | 't.scopes') {
+  return eb
+    .selectFrom('installation_tokens as t')
+    .select(column)
+    .whereRef('t.installation_id', '=', 'i.id')
+    .where('t.revoked_at', 'is', null)
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.token_hash', 'desc')
+    .limit(1);
+}
+
 /** The installation and what its dispatch needs, or undefined when there is no such installation. */
 export async function loadDispatchContext(db: Kysely<Database>, id: string): Promise<DispatchContext | undefined> {
   const found = await forDispatch.first(db, id);
   if (found === undefined) return undefined;
-  const { latest_version, sealed_token, ...rest } = found;
+  const { latest_version, sealed_token, token_scopes, ...rest } = found;
   const installation = {} as Record<string, unknown>;
   const parent = {} as Record<string, unknown>;
   for (const [key, value] of Object.entries(rest)) {
@@ -68,6 +76,7 @@ export async function loadDispatchContext(db: Kysely<Database>, id: string): Pro
     installation: installation as unknown as Row,
     latestVersion: latest_version,
     sealedToken: sealed_token ?? null,
+    tokenScopes: token_scopes == null ? null : (JSON.parse(token_scopes) as string[]),
     parent: parent.id == null ? null : (parent as unknown as Row),
   };
 }

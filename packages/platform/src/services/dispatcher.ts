@@ -41,7 +41,7 @@ import { insertThenUpdate } from '../storage/insert-then-update.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import { CircuitBreakers } from './circuit-breaker.js';
-import type { EventRouting, RoutableEvent, ServiceContext } from './context.js';
+import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from './context.js';
 import { Counts } from './counts.js';
 import { loadDispatchContext } from './dispatch-context.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
@@ -134,6 +134,12 @@ export interface DispatcherOptions {
   breakerThreshold?: number;
   /** Circuit breaker: the first wait, doubled at each failed probe (default 1 s, at most 5 min). */
   breakerDelayMs?: number;
+  /**
+   * The `env` of an integration that runs in this process, for an event dispatch: service bindings
+   * that act with the dispatch's grant (no token lookup per API call). Without it, or for a
+   * dispatch that read no token scopes, the in-process host's own bindings are used.
+   */
+  bindingsFor?: (grant: DispatchGrant) => Record<string, unknown>;
 }
 
 /** Rows a claim or routing takes: those that start at once, and those held until a slot frees. */
@@ -359,7 +365,7 @@ export class Dispatcher {
     installation: InstallationRow,
     event: PlatformEvent,
     body?: Uint8Array,
-    known?: KnownForEnvironment & { latestVersion: number },
+    known?: KnownForEnvironment & { latestVersion: number; tokenScopes?: string[] | null },
   ) {
     const bundle = await this.bundle(installation.integration_name, known?.latestVersion);
     const host = this.hostFor(bundle);
@@ -377,10 +383,19 @@ export class Dispatcher {
     const started = performance.now();
     try {
       const environment = await buildEnvironment(this.ctx, installation, bundle, known);
+      const scopes = known?.tokenScopes;
+      const bindings =
+        host.kind === 'in-process' && this.options.bindingsFor && scopes && installation.uninstalled_at === null
+          ? this.options.bindingsFor({
+              token: environment.apiTokens.installation,
+              principal: { kind: 'installation', installationId: installation.id, scopes, installation },
+            })
+          : undefined;
       const answer = await host.dispatch(bundle, {
         method: 'POST',
         envelope: { event, environment, ...(body ? { body } : {}) },
         installationId: installation.id,
+        ...(bindings ? { bindings } : {}),
       });
       return {
         host: host.kind,

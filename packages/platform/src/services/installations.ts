@@ -653,6 +653,7 @@ export async function currentToken(ctx: ServiceContext, id: string): Promise<str
     .where('installation_id', '=', id)
     .where('revoked_at', 'is', null)
     .orderBy('created_at', 'desc')
+    .orderBy('token_hash', 'desc')
     .executeTakeFirst();
   if (!row) throw notFound(`a token of the installation ${id}`);
   return ctx.box.open(row.token);
