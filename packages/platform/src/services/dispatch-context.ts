@@ -1,8 +1,9 @@
 /**
  * What dispatching to an installation reads, in one query: the installation, its integration's
  * latest version, its current API token (sealed, with its scopes) and, for a space or site
- * installation, its organization installation. Four reads before (a round trip each on PostgreSQL); nothing of it is
- * cached, so a paused parent, a new version or a rotated token counts at once, on every node.
+ * installation, its organization installation. Four reads before (a round trip each on
+ * PostgreSQL); nothing of it is cached, so a paused parent, a new version or a rotated token
+ * counts at once, on every node.
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import { prepared } from '../storage/prepared.js';
@@ -49,7 +50,10 @@ const forDispatch = prepared((db, id: string) =>
     .where('i.id', '=', id),
 );
 
-/** A column of the installation's current token (the newest not revoked; the hash breaks a tie, so both columns come from one token). */
+/**
+ * A column of the installation's current token: the newest not revoked (the hash breaks a tie, so
+ * both columns come from one token).
+ */
 function currentTokenColumn(eb: ExpressionBuilder<Database & { i: Row }, 'i'>, column: 't.token' | 't.scopes') {
   return eb
     .selectFrom('installation_tokens as t')
