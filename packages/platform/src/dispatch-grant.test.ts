@@ -95,7 +95,10 @@ describe.each(backends)('dispatch grants on $name', (backend) => {
 
     // While the dispatch runs, its installation is removed: its token stops working over HTTP…
     expect((await admin('DELETE', `/v1/installations/${seen.installationId}`)).status).toBe(204);
-    const outside = await client(platform.url, seen.token)('GET', `/v1/installations/${seen.installationId}/dispatches`);
+    const outside = await client(platform.url, seen.token)(
+      'GET',
+      `/v1/installations/${seen.installationId}/dispatches`,
+    );
     expect(outside.status).toBe(401);
 
     // …but the dispatch acts as what it read when it began, through its binding with its token,
