@@ -6,10 +6,12 @@
 import { createServer as createTcpServer } from 'node:net';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import {
+  cpuPerEvent,
   latenciesOf,
   measureDirect,
   onEachBackend,
   percentile,
+  postgresCpu,
   receivedBy,
   rssMiB,
   sendSteadily,
@@ -58,6 +60,7 @@ const DRAIN_LIMIT_MS = 120_000;
 
 async function benchBackend(label, env, o) {
   const { child, call } = await startServer(env);
+  const databaseCpu = env.PORTICO_DATABASE_URL ? await postgresCpu(env.PORTICO_DATABASE_URL) : undefined;
   const received = new Map();
   let receiver;
   let hang;
@@ -117,6 +120,7 @@ async function benchBackend(label, env, o) {
 
     // Throughput, one event per request: `events` events from `senders` senders, until the last is received.
     const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);
+    let cpu = cpuPerEvent(child.pid, databaseCpu);
     let started = performance.now();
     let next = 0;
     const sendSingles = async () => {
@@ -125,12 +129,14 @@ async function benchBackend(label, env, o) {
     await Promise.all(Array.from({ length: o.senders }, sendSingles));
     await untilReceived(singleIds, 'one event per request');
     const endToEnd = (o.events * 1000) / (performance.now() - started);
+    const singleCpu = cpu(o.events);
     console.log(`  ${label}: ${Math.round(endToEnd)} deliveries / s end to end (POST /v1/events)`);
 
     // Throughput, batches: the same number of events in requests of `batchSize`, all sent at once.
     const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);
     const batches = [];
     for (let i = 0; i < batchIds.length; i += o.batchSize) batches.push(batchIds.slice(i, i + o.batchSize));
+    cpu = cpuPerEvent(child.pid, databaseCpu);
     started = performance.now();
     let batch;
     try {
@@ -144,7 +150,7 @@ async function benchBackend(label, env, o) {
       );
       const ingestMs = performance.now() - started;
       await untilReceived(batchIds, 'batches');
-      batch = { endToEnd: (o.events * 1000) / (performance.now() - started), ingestMs };
+      batch = { endToEnd: (o.events * 1000) / (performance.now() - started), ingestMs, cpu: cpu(o.events) };
       console.log(
         `  ${label}: ${Math.round(batch.endToEnd)} deliveries / s end to end (POST /v1/events/batch, accepted in ${Math.round(ingestMs)} ms)`,
       );
@@ -278,6 +284,7 @@ async function benchBackend(label, env, o) {
     return {
       label,
       endToEnd,
+      singleCpu,
       batch,
       ceiling,
       floor,

@@ -1,6 +1,6 @@
 // What the benchmarks that run `portico serve` share: starting and stopping the server (and every
 // workerd process it started), the API, memory from /proc, percentiles, and the two back ends.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,6 +125,77 @@ export function rssMiB(pid) {
   } catch {
     return 0;
   }
+}
+
+/** Clock ticks a second, the unit of /proc/PID/stat's CPU times (100 on Linux, asked once). */
+const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** Fields of /proc/PID/stat after the command name (state first), or undefined once it has ended. */
+function statOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time of one process (all its threads), in ms; 0 once it has ended. */
+export function cpuMs(pid) {
+  const f = statOf(pid);
+  return f ? ((Number(f[11]) + Number(f[12])) * 1000) / TICKS : 0;
+}
+
+/**
+ * The CPU time of a PostgreSQL server running on this machine, in ms: its postmaster's, its live
+ * processes' (backends, writers), and that of the ended ones the postmaster has reaped. Found from
+ * a backend of `url`; undefined when the server is elsewhere (its processes are not in /proc).
+ */
+export async function postgresCpu(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let postmaster;
+  try {
+    const backend = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
+    postmaster = statOf(backend)?.[1];
+  } finally {
+    await client.end();
+  }
+  if (postmaster === undefined) return undefined;
+  return () => {
+    const own = statOf(postmaster);
+    if (own === undefined) return Number.NaN;
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const f = statOf(entry);
+      if (f?.[1] === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    }
+    return (ticks * 1000) / TICKS;
+  };
+}
+
+/**
+ * Measures the CPU time per event of a run: the server's, PostgreSQL's (when `database` reads it)
+ * and this process's (the benchmark's senders and receiver). `start()` before the run; the answer
+ * of `perEvent(events)` after it, in µs per event.
+ */
+export function cpuPerEvent(serverPid, database) {
+  const read = () => ({
+    server: cpuMs(serverPid),
+    database: database?.(),
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+  });
+  const before = read();
+  return (events) => {
+    const after = read();
+    const per = (a, b) => (a === undefined || b === undefined ? undefined : ((a - b) * 1000) / events);
+    return {
+      server: per(after.server, before.server),
+      database: per(after.database, before.database),
+      bench: per(after.bench, before.bench),
+    };
+  };
 }
 
 /** Proportional memory of one process (PSS: shared pages split among the processes sharing them), in MiB. */

@@ -198,6 +198,16 @@ const throughputRows = deliveryResults.flatMap((r) => [
     ? `| ${r.label} | \`POST /v1/events/batch\`, ${count(D.batchSize)} events per request (all accepted in ${count(Math.round(r.batch.ingestMs))} ms) | ${rate(r.batch.endToEnd)} / s | ${rate(r.ceiling)} / s | ${ratio(r.batch.endToEnd, r.ceiling)} |`
     : `| ${r.label} | \`POST /v1/events/batch\` | not served by this build | ${rate(r.ceiling)} / s | — |`,
 ]);
+/** CPU per event in ms (two decimals), or "—" when not measured (PostgreSQL on another machine). */
+const cpuCell = (us) => (us === undefined || !Number.isFinite(us) ? '—' : `${(us / 1000).toFixed(2)} ms`);
+const cpuRow = (label, through, cpu) => {
+  const sum = cpu.server + (cpu.database ?? 0) + cpu.bench;
+  return `| ${label} | ${through} | ${cpuCell(cpu.server)} | ${cpuCell(cpu.database)} | ${cpuCell(cpu.bench)} | ${cpuCell(sum)} | ${rate((cpus().length * 1e6) / sum)} / s |`;
+};
+const cpuRows = deliveryResults.flatMap((r) => [
+  cpuRow(r.label, 'one event per request', r.singleCpu),
+  ...(r.batch ? [cpuRow(r.label, `batches of ${count(D.batchSize)}`, r.batch.cpu)] : []),
+]);
 const latencyRows = deliveryResults.map(
   (r) =>
     `| ${r.label} | ${lat(r.p50)} | ${lat(r.p99)} | ${lat(r.floor.p50)} | ${lat(r.floor.p99)} | ${r.steady.receivedInTime === r.steady.sent ? 'yes' : `no: ${count(r.steady.receivedInTime)} of ${count(r.steady.sent)}`} |`,
@@ -350,6 +360,15 @@ ${count(D.batchSize)}, sent at once.
 | Store | Events in through | End to end (deliveries / s) | Ceiling | Ratio |
 |---|---|---|---|---|
 ${throughputRows.join('\n')}
+
+The CPU those runs used per event delivered, from \`/proc\`: the server process (all its threads),
+PostgreSQL (all its processes, when it runs on this machine) and the benchmark process (its senders
+and the verifying receiver). The ${cpus().length} cores give ${count(cpus().length * 1000)} ms of CPU a second, so the sum bounds
+the rate this machine could sustain were every core busy with nothing else.
+
+| Store | Events in | Server | PostgreSQL | Benchmark | Sum | Bound on ${cpus().length} cores |
+|---|---|---|---|---|---|---|
+${cpuRows.join('\n')}
 
 ### Latency at a steady rate
 
