@@ -157,7 +157,8 @@ export async function postgresCpu(url) {
   let postmaster;
   try {
     const backend = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
-    postmaster = statOf(backend)?.[1];
+    // (A process of that number here that is not PostgreSQL's is not the server's.)
+    if (isCommand(backend, 'postgres')) postmaster = statOf(backend)?.[1];
   } finally {
     await client.end();
   }
@@ -228,13 +229,15 @@ export function childrenOf(pid, comm) {
   return found;
 }
 
-function isWorkerd(pid) {
+function isCommand(pid, comm) {
   try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd';
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm;
   } catch {
     return false;
   }
 }
+
+const isWorkerd = (pid) => isCommand(pid, 'workerd');
 
 /**
  * Starts `portico serve --port 0` with `env` (and PATH) only; answers once it listens. Node flags for
