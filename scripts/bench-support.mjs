@@ -158,7 +158,8 @@ export async function postgresCpu(url) {
   try {
     const backend = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
     // (A process of that number here that is not PostgreSQL's is not the server's.)
-    if (isCommand(backend, 'postgres')) postmaster = statOf(backend)?.[1];
+    const parent = isCommand(backend, 'postgres') ? statOf(backend)?.[1] : undefined;
+    if (parent !== undefined) postmaster = Number(parent);
   } finally {
     await client.end();
   }
@@ -166,27 +167,22 @@ export async function postgresCpu(url) {
   return () => {
     const own = statOf(postmaster);
     if (own === undefined) return Number.NaN;
-    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const f = statOf(entry);
-      if (f?.[1] === postmaster) ticks += Number(f[11]) + Number(f[12]);
-    }
-    return (ticks * 1000) / TICKS;
+    // Its own time and its reaped processes', then its live processes'.
+    const reaped = ((Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 1000) / TICKS;
+    return childrenOf(postmaster, 'postgres').reduce((sum, pid) => sum + cpuMs(pid), reaped);
   };
 }
 
 /**
  * Measures the CPU time per event of a run: the server's, PostgreSQL's (when `database` reads it)
- * and this process's (the benchmark's senders and receiver). `start()` before the run; the answer
- * of `perEvent(events)` after it, in µs per event.
+ * and this process's (the benchmark's senders and receiver). Call it before the run; call what it
+ * answers with the number of events after the run: µs per event.
  */
 export function cpuPerEvent(serverPid, database) {
-  const read = () => ({
-    server: cpuMs(serverPid),
-    database: database?.(),
-    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
-  });
+  const read = () => {
+    const own = process.cpuUsage();
+    return { server: cpuMs(serverPid), database: database?.(), bench: (own.user + own.system) / 1000 };
+  };
   const before = read();
   return (events) => {
     const after = read();
