@@ -14,10 +14,10 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { badRequest, forbidden, LeaseLost, notFound } from '../errors.js';
+import { WakeLoop } from '../queue/wake-loop.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { newId } from '../services/tokens.js';
-import { WakeLoop } from '../services/wake-loop.js';
 import type { Database } from '../storage/schema.js';
 import { redeliveryOf } from './deliveries.js';
 import { endpointFor } from './endpoints.js';

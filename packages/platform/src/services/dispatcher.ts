@@ -37,17 +37,18 @@ import { LeaseLost } from '../errors.js';
 import type { Host, HostKind, HostResponse, IntegrationBundle } from '../hosts/host.js';
 import { HostError } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
+import { Counts } from '../queue/counts.js';
+import { HeldRows } from '../queue/held-rows.js';
+import { WakeLoop } from '../queue/wake-loop.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
 import { prepared } from '../storage/prepared.js';
+import { idsByLease } from '../storage/repositories/leases.js';
 import type { Database } from '../storage/schema.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from './context.js';
-import { Counts } from './counts.js';
 import { loadDispatchContext } from './dispatch-context.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
-import { HeldRows, idsByLease } from './held-rows.js';
 import { latestVersion } from './integrations.js';
-import { WakeLoop } from './wake-loop.js';
 
 type InstallationRow = Database['installations'];
 /** An installation routing may hand an event to, with its integration's latest version. */
