@@ -38,6 +38,8 @@ export interface Tuning {
   deliveryConcurrency: number;
   /** Deliveries under way per destination (scheme, host, port): in flight or waiting for a retry. */
   deliveryPerDestination: number;
+  /** Deliveries under way per endpoint (installation + URL) at most; it adapts below this to how the endpoint answers. */
+  deliveryPerEndpoint: number;
   /** Deliveries under way per installation. */
   deliveryPerInstallation: number;
   /** An endpoint whose every attempt failed for this long is disabled (ms; default 5 days). */
@@ -58,6 +60,7 @@ export const TUNING_DEFAULTS: Tuning = {
   dispatchPerInstallation: 8,
   deliveryConcurrency: 64,
   deliveryPerDestination: 16,
+  deliveryPerEndpoint: 8,
   deliveryPerInstallation: 16,
   endpointDisableAfterMs: 5 * DAY_MS,
   retentionMs: 30 * DAY_MS,
@@ -107,6 +110,13 @@ export const TUNING_SETTINGS: {
     flag: '--delivery-per-destination',
     unit: 'count',
     description: 'deliveries under way per destination (scheme, host, port)',
+  },
+  {
+    key: 'deliveryPerEndpoint',
+    env: 'PORTICO_DELIVERY_PER_ENDPOINT',
+    flag: '--delivery-per-endpoint',
+    unit: 'count',
+    description: 'deliveries under way per endpoint (installation + URL), at most',
   },
   {
     key: 'deliveryPerInstallation',

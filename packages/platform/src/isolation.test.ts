@@ -5,6 +5,7 @@
  * and comes back with one call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { type RunningPlatform, type StartOptions, startPlatform } from './server.js';
 import { client } from './test-support/api.js';
 import { type Backend, backends } from './test-support/backends.js';
@@ -83,36 +84,33 @@ async function scriptedSpace(backend: Backend, workers: Record<string, string>, 
 }
 
 describe.each(backends)('isolation on $name', (backend) => {
-  describe('a receiver that never answers, with 150 deliveries owed, beside a healthy one', () => {
-    const hanging = new ScriptedReceiver();
-    const healthy = new ScriptedReceiver();
-    const world = webhookWorldFor(backend, { deliveryTimeoutMs: 5000 }, [hanging, healthy]);
+  describe('two spaces whose webhooks share a host: one path never answers, with 150 deliveries owed', () => {
+    // One receiver: the same scheme, host and port for both spaces, two paths.
+    const receiver = new ScriptedReceiver();
+    const world = webhookWorldFor(backend, {}, [receiver]);
     let healthySpace: string;
 
     beforeAll(async () => {
       await world.admin('POST', '/v1/orgs/acme/spaces', { id: 'docs2', title: 'Docs 2' });
       healthySpace = (await world.ada('POST', `/v1/installations/${world.orgInstallation}/spaces/docs2`)).body.id;
       await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, {
-        url: hanging.script('/hook', ['hang']),
+        url: receiver.script('/hang', ['hang']),
         space_content_updated: true,
       });
       await world.ada('PATCH', `/v1/installations/${healthySpace}/configuration`, {
-        url: healthy.script('/hook', [200]),
+        url: receiver.script('/ok', [200]),
         space_content_updated: true,
       });
     }, 60_000);
 
-    it("the healthy receiver's deliveries arrive within 1 s; the hanging one holds only its destination's share", async () => {
+    it("the healthy path's deliveries arrive within 1 s; the hanging one holds at most 2 connections and keeps its retry windows", async () => {
       await emitMany(world.admin, 150, (i) => ({
         type: 'space_content_updated',
         spaceId: 'docs',
         revisionId: `r${i}`,
         eventId: `hang-${i}`,
       }));
-      const cap = world.platform.tuning.deliveryPerDestination;
-      await until('the hanging destination to fill its share', () =>
-        hanging.at('/hook').length >= cap ? true : undefined,
-      );
+      await until('the hanging path to be reached', () => (receiver.at('/hang').length > 0 ? true : undefined));
       const posted = new Map<string, number>();
       for (let i = 0; i < 20; i++) {
         const eventId = `ok-${i}`;
@@ -126,12 +124,84 @@ describe.each(backends)('isolation on $name', (backend) => {
         await sleep(50);
       }
       const arrived = await until('the healthy deliveries', () =>
-        healthy.at('/hook').length >= 20 ? healthy.at('/hook') : undefined,
+        receiver.at('/ok').length >= 20 ? receiver.at('/ok') : undefined,
       );
       const latencies = arrived.map((r) => r.at - (posted.get(JSON.parse(r.body).eventId) as number));
       expect(Math.max(...latencies), `latencies: ${latencies.join(', ')} ms`).toBeLessThan(1000);
-      // The hanging destination never had more than its cap of attempts open at once.
-      expect(hanging.at('/hook').length).toBeLessThanOrEqual(cap);
+
+      // The hanging path's first deliveries get all four attempts, each retry inside its window
+      // (attempts time out after 1 s here), while the other 148 wait.
+      const failed = await until(
+        'the first hanging deliveries to end',
+        async () => {
+          const { body } = await world.ada('GET', `/v1/installations/${world.space}/deliveries?status=failed`);
+          return (body as unknown[]).length > 0
+            ? (body as { attempts: { at: string; durationMs: number }[] }[])
+            : undefined;
+        },
+        30_000,
+      );
+      for (const delivery of failed) {
+        expect(delivery.attempts).toHaveLength(4);
+        const sorted = [...delivery.attempts].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+        for (const [i, base] of [1000, 2000, 4000].entries()) {
+          const before = sorted[i] as { at: string; durationMs: number };
+          const gap = Date.parse((sorted[i + 1] as { at: string }).at) - (Date.parse(before.at) + before.durationMs);
+          expect(gap, `retry ${i + 1}`).toBeGreaterThanOrEqual(base - 5);
+          expect(gap, `retry ${i + 1}`).toBeLessThan(base * 1.1 + 300);
+        }
+      }
+      // Never more than two connections open at once to the hanging path.
+      expect(receiver.hanging.get('/hang')?.peak).toBeLessThanOrEqual(2);
+      const { body: pending } = await world.ada(
+        'GET',
+        `/v1/installations/${world.space}/deliveries?status=pending&limit=200`,
+      );
+      expect((pending as unknown[]).length).toBeGreaterThan(100);
+    }, 60_000);
+  });
+
+  describe('a host with 50 endpoints, each owed five deliveries', () => {
+    const receiver = new ScriptedReceiver();
+    const world = webhookWorldFor(backend, { ownEngine: true }, [receiver]);
+
+    it('serves the endpoints in turn: every one gets its k-th delivery before any gets its (k+1)-th', async () => {
+      // Asked for while no engine runs: the rows wait in the database, in order, endpoint by endpoint.
+      const deliver = client(world.platform.url, world.spaceToken);
+      for (let e = 0; e < 50; e++) {
+        const url = receiver.script(`/e${e}`, ['slow']);
+        for (let k = 0; k < 5; k++) {
+          await deliver('POST', `/v1/installations/${world.space}/deliveries`, {
+            url,
+            eventId: `turn-${e}-${k}`,
+            type: 'test',
+            payload: { e, k },
+          });
+        }
+      }
+      const engine = new DeliveryEngine({
+        ctx: world.platform.ctx,
+        allowPrivateNetwork: true,
+        userAgent: 'test',
+        perDestination: 4,
+      });
+      engine.start();
+      try {
+        await until('every delivery at the receiver', () => (receiver.received.length >= 250 ? true : undefined));
+      } finally {
+        await engine.stop();
+      }
+      const seen = new Map<string, number>();
+      const positions = receiver.received.map((r, index) => {
+        const k = (seen.get(r.path) ?? 0) + 1;
+        seen.set(r.path, k);
+        return { k, index };
+      });
+      // The k-th round is received at positions 50(k-1) to 50k, give or take the four in flight.
+      for (const { k, index } of positions) {
+        expect(index, `round ${k}`).toBeGreaterThanOrEqual(50 * (k - 1) - 4);
+        expect(index, `round ${k}`).toBeLessThan(50 * k + 4);
+      }
     }, 60_000);
   });
 

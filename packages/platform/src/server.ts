@@ -154,10 +154,13 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     logger,
     concurrency: tuning.deliveryConcurrency,
     perDestination: tuning.deliveryPerDestination,
+    perEndpoint: tuning.deliveryPerEndpoint,
     perInstallation: tuning.deliveryPerInstallation,
     disableAfterMs: tuning.endpointDisableAfterMs,
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
+  // Deliveries asked for on this node go to its engine (it takes them once it runs).
+  ctx.deliveries = deliveries.intake;
   await deliveries.adoptOlderDeliveries();
   const recoveries = new RecoveryRunner({ ctx, logger });
   // Aborted when the server stops: open event streams end (else closing would wait for them).

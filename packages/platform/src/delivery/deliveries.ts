@@ -55,12 +55,11 @@ export async function requestDelivery(
   const now = ctx.now();
   // A disabled endpoint's deliveries are recorded failed with the reason, to redeliver once it is enabled.
   const disabled = endpoint.disabled_at !== null;
-  // When this node's engine would start it at once, the row is inserted claimed and handed over:
-  // no claim has to find it.
+  // When this node's engine takes it, the row is inserted claimed and handed over: no claim has to find it.
   const id = newTimeOrderedId('dlv', now);
   const handoff = disabled
     ? undefined
-    : ctx.deliveries.offer({ deliveryId: id, installationId, destination: endpoint.destination });
+    : ctx.deliveries.offer({ deliveryId: id, installationId, endpointId: endpoint.id });
   const row = {
     id,
     installation_id: installationId,
@@ -72,7 +71,7 @@ export async function requestDelivery(
     attempts: 0,
     next_attempt_at: disabled ? null : now,
     claimed_until: handoff?.lease ?? null,
-    claimed_ahead: handoff?.ahead ? 1 : 0,
+    claimed_ahead: 0,
     last_error: disabled ? endpoint.disabled_reason : null,
     redelivery_of: null,
     endpoint_id: endpoint.id,

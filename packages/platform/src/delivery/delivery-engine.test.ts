@@ -206,13 +206,13 @@ describe.each(backends)('a running engine on $name', (backend) => {
   }, 30_000);
 });
 
-describe.each(backends)('first attempts claimed ahead on $name', (backend) => {
+describe.each(backends)('deliveries waiting for a slot on $name', (backend) => {
   const receiver = new ScriptedReceiver();
   const world = webhookWorldFor(backend, { ownEngine: true }, [receiver]);
 
-  it('holds what waits for a destination slot claimed ahead (not under way), keeps its lease, and gives it back on stop', async () => {
+  it('waits in memory claimed by this node, keeps its lease renewed, and goes back unclaimed on stop', async () => {
     const { db } = world.platform.ctx;
-    // One slot per destination; a lease of 3 s (renewed once less than half of it is left).
+    // One slot per destination; a lease of 3 s (renewed before an attempt could outlast it).
     const engine = new DeliveryEngine({
       ctx: world.platform.ctx,
       allowPrivateNetwork: true,
@@ -221,46 +221,48 @@ describe.each(backends)('first attempts claimed ahead on $name', (backend) => {
       timeoutMs: 1000,
       leaseMs: 3000,
     });
+    world.platform.ctx.deliveries = engine.intake;
     engine.start();
     const ids: string[] = [];
     const rows = () =>
       db
         .selectFrom('deliveries')
-        .select(['id', 'status', 'attempts', 'claimed_until', 'claimed_ahead'])
+        .select(['id', 'status', 'attempts', 'claimed_until'])
         .where('id', 'in', ids)
         .orderBy('id')
         .execute();
     try {
-      const url = receiver.script('/ahead', ['hang']);
+      const url = receiver.script('/waiting', ['hang']);
       for (let i = 0; i < 3; i++) {
         const { body } = await client(world.platform.url, world.spaceToken)(
           'POST',
           `/v1/installations/${world.space}/deliveries`,
-          { url, eventId: `evt_ahead_${i}`, type: 'test', payload: { i } },
+          { url, eventId: `evt_waiting_${i}`, type: 'test', payload: { i } },
         );
         ids.push(body.id);
       }
-      await until('the first attempt at the receiver', () => (receiver.at('/ahead').length > 0 ? true : undefined));
-      // The first is under way; the other two wait in the engine's memory, claimed ahead.
-      const claimed = await until('the other two claimed ahead', async () => {
+      await until('the first attempt at the receiver', () => (receiver.at('/waiting').length > 0 ? true : undefined));
+      // The first is under way; the other two wait in the engine's memory, claimed by it.
+      const claimed = await until('every row claimed', async () => {
         const now = await rows();
-        return now.map((r) => r.claimed_ahead).join() === '0,1,1' ? now : undefined;
+        return now.every((r) => r.claimed_until !== null) ? now : undefined;
       });
-      expect(claimed.every((r) => r.claimed_until !== null)).toBe(true);
       const leases = new Map(claimed.map((r) => [r.id, r.claimed_until as number]));
-      // They wait past half their lease (the first's retries keep the slot): their leases are renewed.
+      // They wait (the first's retries keep the slot): their leases are renewed.
       await until(
         'the waiting rows’ leases renewed',
         async () =>
           (await rows())
-            .filter((r) => r.claimed_ahead === 1)
+            .filter((r) => r.attempts === 0 && r.id !== ids[0])
             .every((r) => (r.claimed_until as number) > (leases.get(r.id) as number))
             ? true
             : undefined,
         5000,
       );
       // Still one attempt at a time at the destination.
-      expect(new Set(receiver.at('/ahead').map((r) => r.headers['x-platform-delivery-id']))).toEqual(new Set([ids[0]]));
+      expect(new Set(receiver.at('/waiting').map((r) => r.headers['x-platform-delivery-id']))).toEqual(
+        new Set([ids[0]]),
+      );
     } finally {
       await engine.stop();
     }
@@ -271,7 +273,6 @@ describe.each(backends)('first attempts claimed ahead on $name', (backend) => {
           id,
           status: 'pending',
           claimed_until: null,
-          claimed_ahead: 0,
           attempts: i === 0 ? expect.any(Number) : 0,
         }),
       ),
@@ -294,6 +295,7 @@ describe.each(backends)('a destination at its cap on $name', (backend) => {
       hold: 16,
       pollMs: 60_000,
     });
+    world.platform.ctx.deliveries = engine.intake;
     engine.start();
     try {
       const url = receiver.script('/cap', [200]);

@@ -189,15 +189,17 @@ export async function recordAttempt(
     .set({ disabled_at: outcome.at, disabled_reason: reason })
     .where('id', '=', endpointId)
     .execute();
-  // What it is still owed ends failed with the reason (deliveries in flight end so when they
-  // finish; those a node claimed ahead are dropped by it, as they are no longer pending).
+  // What it is still owed ends failed with the reason: every first attempt (one in flight writes
+  // its own result over it when it ends, failed with this reason unless it was delivered; the node
+  // of one waiting in memory drops it) and every retry no node holds. A retry a node holds fails
+  // with the reason at its next attempt.
   await trx
     .updateTable('deliveries')
     .set({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: outcome.at })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .where((eb) =>
-      eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', outcome.at), eb('claimed_ahead', '=', 1)]),
+      eb.or([eb('attempts', '=', 0), eb('claimed_until', 'is', null), eb('claimed_until', '<', outcome.at)]),
     )
     .execute();
   return { disabledReason: reason, disabledNow: true };

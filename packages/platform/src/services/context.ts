@@ -33,35 +33,31 @@ export interface ServiceContext {
   deliveries: DeliveryIntake;
 }
 
-/** How deliveries reach the delivery engine of this node. */
+/** How deliveries reach the delivery engine of this node (server.ts wires the engine's `intake` in). */
 export interface DeliveryIntake {
-  /** A delivery is due in the database, unclaimed: look for it. */
+  /** Deliveries may wait in the database, unclaimed (a redelivery, a recovery): look for them. */
   wake(): void;
   /**
-   * Asked before a new delivery is inserted. When the engine takes it (it starts at once, or waits
-   * in the engine's memory for a slot: `ahead`), the handoff's lease is the one to insert it with,
-   * claimed by this node; with a null lease, insert it unclaimed (the engine claims it when it has room).
-   * Either way the caller calls `start` with the row once it has committed (or `cancel`). Undefined
-   * when no engine runs here: insert it unclaimed and `wake`.
+   * Asked before a new delivery is inserted. With a lease, the engine takes it: insert it claimed
+   * by this node with that lease. With a null lease, insert it unclaimed (a claim finds it). Either
+   * way call `start` with the row once the insert has committed (or `cancel`). Undefined when no
+   * engine runs here: insert it unclaimed and `wake`.
    */
   offer(target: DeliveryTarget): Handoff | undefined;
 }
 
-/** A new delivery, before its insert: its id (the row's), installation and destination. */
+/** A new delivery, before its insert: its id (the row's), installation and endpoint. */
 export interface DeliveryTarget {
   deliveryId: string;
   installationId: string;
-  destination: string;
+  endpointId: string;
 }
 
 export interface Handoff {
   lease: number | null;
-  /** Insert it claimed ahead (`claimed_ahead`): it waits in the engine's memory for a slot. */
-  ahead: boolean;
   /**
-   * The insert committed: start (or hold) the row. `sealedSecrets`, the installation's valid
-   * signing secrets read in the same request (newest first; may be empty), sign its first attempt
-   * when it starts at once.
+   * The insert committed: the engine takes the row. `sealedSecrets`, the installation's valid
+   * signing secrets read in the same request (newest first; may be empty), sign its first attempt.
    */
   start(row: Selectable<Database['deliveries']>, sealedSecrets?: string[]): void;
   cancel(): void;

@@ -18,11 +18,16 @@ export interface Received {
   body: string;
 }
 
-/** Per path, the answers to give in turn: a status, `hang` (never answer) or `reset` (drop the connection). */
-export type Script = (number | 'hang' | 'reset')[];
+/**
+ * Per path, the answers to give in turn: a status, `hang` (never answer), `reset` (drop the
+ * connection) or `slow` (200 after 20 ms).
+ */
+export type Script = (number | 'hang' | 'reset' | 'slow')[];
 
 export class ScriptedReceiver {
   readonly received: Received[] = [];
+  /** Per path, requests left hanging that are still open now, and the most there were at once. */
+  readonly hanging = new Map<string, { open: number; peak: number }>();
   private readonly scripts = new Map<string, Script>();
   private server!: Server;
   url = '';
@@ -41,8 +46,19 @@ export class ScriptedReceiver {
         });
         const script = this.scripts.get(path.split('?')[0] ?? path);
         const next = (script && script.length > 1 ? script.shift() : script?.[0]) ?? 200;
-        if (next === 'hang') return;
+        if (next === 'hang') {
+          const count = this.hanging.get(path) ?? { open: 0, peak: 0 };
+          this.hanging.set(path, count);
+          count.open++;
+          count.peak = Math.max(count.peak, count.open);
+          req.socket.once('close', () => count.open--);
+          return;
+        }
         if (next === 'reset') return req.socket.destroy();
+        if (next === 'slow') {
+          setTimeout(() => res.writeHead(200).end(), 20);
+          return;
+        }
         const headers: Record<string, string> =
           next >= 300 && next < 400 ? { location: `${this.url}/redirected` } : { 'content-type': 'application/json' };
         res.writeHead(next, headers);

@@ -1,0 +1,159 @@
+/**
+ * One delivery attempt: sign the body afresh with every valid secret, POST it, classify the answer
+ * with the retry policy of `@portico/webhooks`, and write the result (the attempt's log line, the
+ * delivery's new state and its endpoint's health) in one transaction, only while this node still
+ * holds the delivery's lease.
+ */
+import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
+import type { Logger } from 'pino';
+import { LeaseLost } from '../errors.js';
+import type { ServiceContext } from '../services/context.js';
+import { insertThenUpdate } from '../storage/insert-then-update.js';
+import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
+import { recordAttempt, writesHealth } from './endpoints.js';
+import { postWebhook } from './post-webhook.js';
+import { validSecrets } from './signing-secrets.js';
+
+export interface AttemptSettings {
+  ctx: ServiceContext;
+  userAgent: string;
+  allowPrivateNetwork: boolean;
+  timeoutMs: number;
+  leaseMs: number;
+  disableAfterMs: number;
+  now: () => number;
+  random?: (() => number) | undefined;
+  logger?: Logger | undefined;
+}
+
+export interface AttemptResult {
+  /** The delivery's status after the attempt. */
+  status: DeliveryRow['status'];
+  /** When the next attempt is due, for a delivery still pending. */
+  next: number | null;
+  /** The receiver did not answer: a timeout, or a failure at the network level. */
+  unanswered: boolean;
+  /** This attempt disabled the endpoint: what it is owed has ended `failed`. */
+  disabledEndpoint: boolean;
+}
+
+/**
+ * Attempts a delivery this node holds the lease of. `keepClaimed`: a delivery to retry keeps its
+ * lease (until its next attempt is due, plus the lease time), so this node attempts it again
+ * itself; the row is then updated in memory to match. `sealedSecrets`, read with the delivery's
+ * endpoint when it was asked for, sign it; else the valid secrets are read now.
+ */
+export async function attemptDelivery(
+  settings: AttemptSettings,
+  row: DeliveryRow,
+  options: { keepClaimed: boolean; sealedSecrets?: string[] | undefined },
+): Promise<AttemptResult> {
+  const { ctx } = settings;
+  const number = row.attempts + 1;
+  const started = settings.now();
+  const sealed = options.sealedSecrets ?? [];
+  const secrets =
+    sealed.length > 0 ? sealed.map((secret) => ctx.box.open(secret)) : await validSecrets(ctx, row.installation_id);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': settings.userAgent,
+    'x-platform-signature': await sign(secrets, row.body, Math.floor(started / 1000)),
+    'x-platform-event-id': row.event_id,
+    'x-platform-event-type': row.type,
+    'x-platform-delivery-id': row.id,
+    'x-platform-delivery-attempt': String(number),
+  };
+  const result = await postWebhook(row.url, headers, row.body, {
+    timeoutMs: settings.timeoutMs,
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+  });
+  let outcome: Outcome;
+  let error: string | null = null;
+  let status: number | null = null;
+  let excerpt: string | null = null;
+  if (result.kind === 'refused') {
+    outcome = 'fail';
+    error = `refused: ${result.reason}`;
+  } else if (result.kind === 'network') {
+    outcome = classifyOutcome(result.error);
+    error = result.error.message;
+  } else {
+    status = result.status;
+    excerpt = result.excerpt;
+    outcome = classifyOutcome(result.status);
+    if (outcome !== 'delivered')
+      error =
+        status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
+  }
+  const finished = settings.now();
+  // Unless the endpoint's health is written too, the result is one statement on PostgreSQL: it
+  // then runs on its own, without a transaction (group-commit.ts).
+  const standalone = !writesHealth(row.endpoint_id, outcome === 'delivered', finished);
+  const written = await ctx.write(
+    async (trx) => {
+      const health =
+        standalone || row.endpoint_id === null
+          ? { disabledReason: undefined, disabledNow: false }
+          : await recordAttempt(
+              trx,
+              row.endpoint_id,
+              outcome === 'delivered'
+                ? { ok: true, at: finished }
+                : { ok: false, at: finished, error: error ?? 'failed' },
+              settings.disableAfterMs,
+            );
+      const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
+      const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
+      const next = retry ? finished + retryDelay(number, settings.random) : null;
+      const final: DeliveryRow['status'] = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
+      const lastError = stopped
+        ? (health.disabledReason as string)
+        : final === 'failed' && outcome === 'retry'
+          ? `gave up after ${number} attempts: ${error}`
+          : error;
+      const lease = final === 'pending' && options.keepClaimed && next !== null ? next + settings.leaseMs : null;
+      const updated = await insertThenUpdate(
+        trx,
+        ctx.dialect,
+        {
+          into: 'delivery_attempts',
+          values: {
+            delivery_id: row.id,
+            number,
+            at: started,
+            status,
+            duration_ms: Math.round(result.durationMs),
+            error,
+            response_excerpt: excerpt,
+          },
+        },
+        {
+          table: 'deliveries',
+          set: {
+            attempts: number,
+            status: final,
+            next_attempt_at: next,
+            claimed_until: lease,
+            last_error: lastError,
+            updated_at: finished,
+          },
+          where: { id: row.id, claimed_until: row.claimed_until },
+        },
+      );
+      // Another node took the delivery over (this one stalled past its lease): its result stands.
+      if (updated === 0) throw new LeaseLost(row.id);
+      return { final, next, lease, disabledNow: health.disabledNow };
+    },
+    { standalone },
+  );
+  if (written.disabledNow) settings.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
+  // Only now that the result is committed does the row change (a write may run twice).
+  Object.assign(row, { attempts: number, status: written.final, next_attempt_at: written.next });
+  row.claimed_until = written.lease;
+  return {
+    status: written.final,
+    next: written.next,
+    unanswered: result.kind === 'network',
+    disabledEndpoint: written.disabledNow,
+  };
+}

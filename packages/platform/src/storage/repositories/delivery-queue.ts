@@ -1,0 +1,120 @@
+/**
+ * The statements of the delivery engine's queue: deliveries claimed with a lease (`claimed_until`;
+ * PostgreSQL: FOR UPDATE SKIP LOCKED, so several nodes share the work), leases moved and given
+ * back, and when the next retry is due. Every write of a claimed row checks the lease it was
+ * claimed with, so a node that lost a row (its lease ran out, another node took it) changes nothing.
+ */
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../schema.js';
+import { idsByLease } from './leases.js';
+
+export type DeliveryRow = Selectable<Database['deliveries']>;
+type Dialect = 'sqlite' | 'postgres';
+
+/** Rows per statement when many are updated by id. */
+const ID_CHUNK = 200;
+
+/**
+ * Due deliveries no node holds (never claimed, or their lease ran out), oldest due first: retries
+ * (`attempts > 0`) up to `retries`, first attempts up to `firsts`, leaving out `endpoints`.
+ * Locked until the transaction ends on PostgreSQL; `claim` then takes those the caller keeps.
+ */
+export async function dueDeliveries(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  options: { now: number; retries: number; firsts: number; leaveOut: readonly string[] },
+): Promise<{ retries: DeliveryRow[]; firsts: DeliveryRow[] }> {
+  const { now } = options;
+  const due = (retry: boolean, limit: number) =>
+    limit <= 0
+      ? Promise.resolve([] as DeliveryRow[])
+      : trx
+          .selectFrom('deliveries')
+          .selectAll()
+          .where('status', '=', 'pending')
+          .where('attempts', retry ? '>' : '=', 0)
+          .where('next_attempt_at', '<=', now)
+          .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+          .$if(!retry && options.leaveOut.length > 0, (qb) => qb.where('endpoint_id', 'not in', [...options.leaveOut]))
+          .orderBy('next_attempt_at')
+          .limit(limit)
+          .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
+          .execute();
+  return { retries: await due(true, options.retries), firsts: await due(false, options.firsts) };
+}
+
+/** Claims rows read by `dueDeliveries` in the same transaction: each gets `lease`. */
+export async function claim(trx: Transaction<Database>, rows: DeliveryRow[], lease: number): Promise<void> {
+  for (let i = 0; i < rows.length; i += ID_CHUNK) {
+    const ids = rows.slice(i, i + ID_CHUNK).map((row) => row.id);
+    await trx
+      .updateTable('deliveries')
+      .set({ claimed_until: lease, claimed_ahead: 0 })
+      .where('id', 'in', ids)
+      .execute();
+  }
+  for (const row of rows) row.claimed_until = lease;
+}
+
+/** Moves claimed rows to a new lease where this node still holds them and they are pending; answers the ids moved. */
+export async function moveLeases(trx: Transaction<Database>, rows: DeliveryRow[], lease: number): Promise<Set<string>> {
+  const moved = new Set<string>();
+  for (const [old, ids] of idsByLease(rows, ID_CHUNK)) {
+    const answer = await trx
+      .updateTable('deliveries')
+      .set({ claimed_until: lease })
+      .where('id', 'in', ids)
+      .where('claimed_until', '=', old)
+      .where('status', '=', 'pending')
+      .returning('id')
+      .execute();
+    for (const { id } of answer) moved.add(id);
+  }
+  return moved;
+}
+
+/** Gives claimed rows back, unclaimed, for any node's next claim (where this node still holds their lease). */
+export async function letGo(trx: Transaction<Database>, rows: DeliveryRow[]): Promise<void> {
+  for (const [lease, ids] of idsByLease(rows, ID_CHUNK)) {
+    await trx
+      .updateTable('deliveries')
+      .set({ claimed_until: null, claimed_ahead: 0 })
+      .where('id', 'in', ids)
+      .where('claimed_until', '=', lease)
+      .execute();
+  }
+}
+
+/** When the next retry no node holds is due (Unix ms), if any. */
+export async function nextRetryDue(db: Kysely<Database>, now: number): Promise<number | undefined> {
+  const next = await db
+    .selectFrom('deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('due'))
+    .where('status', '=', 'pending')
+    .where('attempts', '>', 0)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .executeTakeFirst();
+  return next?.due === null || next?.due === undefined ? undefined : Number(next.due);
+}
+
+/** Pending deliveries from before migration 004, which have no endpoint or destination yet. */
+export function pendingWithoutDestination(db: Kysely<Database>) {
+  return db
+    .selectFrom('deliveries')
+    .select(['id', 'installation_id', 'url'])
+    .where('status', '=', 'pending')
+    .where('destination', 'is', null)
+    .execute();
+}
+
+export async function setEndpoint(
+  db: Kysely<Database>,
+  id: string,
+  endpoint: { id: string; destination: string } | undefined,
+): Promise<void> {
+  await db
+    .updateTable('deliveries')
+    .set({ endpoint_id: endpoint?.id ?? null, destination: endpoint?.destination ?? 'invalid:' })
+    .where('id', '=', id)
+    .execute();
+}
