@@ -3,8 +3,11 @@
  * and everything it imports, as one ES module for any Workers-style runtime; and how bundling
  * problems are printed, as `FILE:LINE:COL: message` for editors and problem matchers.
  */
-import { relative, resolve } from 'node:path';
-import type { BuildOptions, Message } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import type { Dialect } from '@portico/manifest';
+import type { BuildOptions, Message, Plugin } from 'esbuild';
 
 export const BUNDLE_OPTIONS = {
   bundle: true,
@@ -15,6 +18,50 @@ export const BUNDLE_OPTIONS = {
   write: false,
   logLevel: 'silent',
 } as const satisfies BuildOptions;
+
+export type BuildMode = 'production' | 'development';
+
+/**
+ * The build options of an integration in `dir`: BUNDLE_OPTIONS, plus, for the GitBook dialect,
+ * that platform's build conventions (DESIGN.md): `MODE` defined as "production" (or
+ * "development" in `portico dev`), `*.raw.js` and `*.raw.css` imported as text (the scripts
+ * analytics and chat integrations inject), and JSX through `@gitbook/runtime` when the
+ * integration depends on it (else esbuild's defaults and the directory's tsconfig.json apply).
+ */
+export function bundleOptions(dir: string, dialect: Dialect, mode: BuildMode): BuildOptions {
+  if (dialect !== 'gitbook') return { ...BUNDLE_OPTIONS };
+  return {
+    ...BUNDLE_OPTIONS,
+    define: { MODE: JSON.stringify(mode) },
+    plugins: [rawText],
+    ...(dependsOn(dir, '@gitbook/runtime') ? { jsx: 'automatic', jsxImportSource: '@gitbook/runtime' } : {}),
+  };
+}
+
+/** `import script from './script.raw.js'`: the file's text, not its module. */
+const rawText: Plugin = {
+  name: 'raw-text',
+  setup(build) {
+    build.onLoad({ filter: /\.raw\.(js|css)$/ }, async (args) => ({
+      contents: await readFile(args.path, 'utf8'),
+      loader: 'text',
+    }));
+  },
+};
+
+/** Whether `dir/package.json` lists `name` among its dependencies of any kind. */
+function dependsOn(dir: string, name: string): boolean {
+  let manifest: Record<string, unknown>;
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  return ['dependencies', 'devDependencies', 'peerDependencies'].some((field) => {
+    const deps = manifest[field];
+    return typeof deps === 'object' && deps !== null && Object.hasOwn(deps, name);
+  });
+}
 
 /**
  * The problems of a failed build, one line each, with their file relative to `cwd`; an empty

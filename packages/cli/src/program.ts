@@ -40,14 +40,15 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
 
   program
     .command('check')
-    .description('Validate platform-manifest.yaml and the files it names.')
-    .argument('[dir]', 'directory holding platform-manifest.yaml', '.')
+    .description('Validate platform-manifest.yaml (or a GitBook-dialect gitbook-manifest.yaml) and the files it names.')
+    .argument('[dir]', 'directory holding platform-manifest.yaml or gitbook-manifest.yaml', '.')
     .option('--json', 'print { valid, errors: [{ path, line, column, message }], warnings } as JSON')
     .option('--strict', 'fail on warnings too')
     .addOption(new Option('--internal', 'allow internal-only scopes (for publishers the operator marks internal)'))
+    .option('--env <name>', 'for a gitbook-manifest.yaml: apply its envs.<name>')
     .addHelpText(
       'after',
-      '\nPrints each problem as platform-manifest.yaml:LINE:COL: message.\nExit status: 0 when valid, 1 when not.\n',
+      '\nPrints each problem as platform-manifest.yaml:LINE:COL: message (gitbook-manifest.yaml:… for the GitBook dialect, whose\nkeys without a meaning in Portico are warnings).\nExit status: 0 when valid, 1 when not.\n',
     )
     .action(async (dir: string, options) => {
       exitCode = await (await import('./commands/check.js')).check(dir, options, io);
@@ -112,9 +113,10 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
   program
     .command('publish')
     .description('Check, bundle and publish the integration in DIR to a Portico platform.')
-    .argument('[dir]', 'directory holding platform-manifest.yaml', '.')
+    .argument('[dir]', 'directory holding platform-manifest.yaml or gitbook-manifest.yaml', '.')
     .option('--api <url>', 'the platform address (PORTICO_API), e.g. http://127.0.0.1:8787')
     .option('--token <token>', 'your API token (PORTICO_TOKEN)')
+    .option('--env <name>', 'for a gitbook-manifest.yaml: apply its envs.<name>')
     .addHelpText('after', '\nSecrets named in the manifest (${{ env.NAME }}) are read from the environment.\n')
     .action(async (dir: string, options) => {
       exitCode = await (await import('./commands/publish.js')).publishIntegration(dir, options, io);

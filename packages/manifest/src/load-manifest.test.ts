@@ -173,3 +173,52 @@ describe('the file is read as the developer wrote it', () => {
     expect(result.errors).toEqual([expect.objectContaining({ path: 'titel', line: 8, column: 1 })]);
   });
 });
+
+describe('a GitBook-dialect integration (gitbook-manifest.yaml and no platform-manifest.yaml)', () => {
+  const GITBOOK = `name: tracker
+title: Tracker
+description: Counts page views
+organization: acme
+visibility: public
+script: ./src/index.ts
+scopes: [page:feedback:read]
+categories: [gitsync]
+`;
+
+  it('is loaded through the same loader, translated, with its warnings and its files checked', async () => {
+    const dir = await tempDir({ 'gitbook-manifest.yaml': GITBOOK, 'src/index.ts': 'export default {};\n' });
+    const result = await loadManifest(dir);
+    expect(result).toMatchObject({ ok: true, dialect: 'gitbook', file: join(dir, 'gitbook-manifest.yaml') });
+    expect(result.ok && result.manifest.scopes).toEqual(['site:views:read']);
+    expect(result.gitbook?.target).toBe('all');
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ line: 8, column: 14, message: expect.stringMatching(/category "gitsync"/) }),
+    ]);
+
+    const missing = await loadManifest(await tempDir({ 'gitbook-manifest.yaml': GITBOOK }));
+    expect(missing.ok).toBe(false);
+    expect(missing.errors).toEqual([
+      expect.objectContaining({
+        line: 6,
+        column: 9,
+        message: expect.stringMatching(/the file "\.\/src\/index\.ts" does not exist/),
+      }),
+    ]);
+  });
+
+  it('applies the env it is asked for', async () => {
+    const dir = await tempDir({
+      'gitbook-manifest.yaml': `${GITBOOK}envs:\n  dev:\n    organization: acme-dev\n`,
+      'src/index.ts': '',
+    });
+    const result = await loadManifest(dir, { env: 'dev' });
+    expect(result.ok && result.manifest.organization).toBe('acme-dev');
+  });
+
+  it('is not the dialect when platform-manifest.yaml is there too', async () => {
+    const dir = await tempDir({ 'gitbook-manifest.yaml': GITBOOK, 'platform-manifest.yaml': BASE });
+    const result = await loadManifest(dir);
+    expect(result).toMatchObject({ ok: true, dialect: 'portico', file: join(dir, 'platform-manifest.yaml') });
+    expect(result).not.toHaveProperty('gitbook');
+  });
+});

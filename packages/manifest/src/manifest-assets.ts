@@ -4,7 +4,7 @@ import { imageSize } from 'image-size';
 import { assetPathProblem } from './asset-path.js';
 import { formatPath, type ManifestError, type PathSegment } from './problem.js';
 import { isRecord } from './schema-issues.js';
-import type { SourceMap } from './source-map.js';
+import type { Positions } from './source-map.js';
 import { PREVIEW_IMAGE_SIZE } from './vocabulary.js';
 
 /** Enough of an image to find its dimensions in the header (JPEG may carry a large EXIF block first). */
@@ -21,7 +21,7 @@ export interface AssetReport {
  * symbolic links are followed. Preview images must be PNG or JPEG; those that are not 2:1 at
  * 1600 x 800 or larger give a warning.
  */
-export async function checkAssets(value: unknown, sourceMap: SourceMap, dir: string): Promise<AssetReport> {
+export async function checkAssets(value: unknown, sourceMap: Positions, dir: string): Promise<AssetReport> {
   const report: AssetReport = { errors: [], warnings: [] };
   if (!isRecord(value)) return report;
   const root = await realpath(dir);

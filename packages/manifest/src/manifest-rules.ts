@@ -1,7 +1,7 @@
 import { didYouMean } from './did-you-mean.js';
 import { formatPath, type ManifestError, type PathSegment } from './problem.js';
 import { isRecord } from './schema-issues.js';
-import type { SourceMap } from './source-map.js';
+import type { Positions } from './source-map.js';
 import { CONFIGURATION_LEVELS, INTERNAL_SCOPES } from './vocabulary.js';
 
 export interface RuleOptions {
@@ -14,7 +14,7 @@ export interface RuleOptions {
  * internal scopes, `required` names, enum defaults. They read the raw parsed data
  * defensively, so they report alongside the schema's errors rather than after them.
  */
-export function checkManifestRules(value: unknown, sourceMap: SourceMap, options: RuleOptions): ManifestError[] {
+export function checkManifestRules(value: unknown, sourceMap: Positions, options: RuleOptions): ManifestError[] {
   if (!isRecord(value)) return [];
   const errors: ManifestError[] = [];
   const report = (path: PathSegment[], message: string) =>

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
 import { formatPath, type ManifestError, type PathSegment } from './problem.js';
-import type { SourceMap } from './source-map.js';
+import type { Positions } from './source-map.js';
 import { PROPERTY_TYPES } from './vocabulary.js';
 
 type Issue = z.core.$ZodIssue;
@@ -18,13 +18,13 @@ export interface KnownKeys {
 export function schemaIssuesToErrors(
   issues: readonly Issue[],
   value: unknown,
-  sourceMap: SourceMap,
+  sourceMap: Positions,
   known: KnownKeys,
 ): ManifestError[] {
   return issues.flatMap((issue) => convert(issue, value, sourceMap, known));
 }
 
-function convert(issue: Issue, value: unknown, sourceMap: SourceMap, known: KnownKeys): ManifestError[] {
+function convert(issue: Issue, value: unknown, sourceMap: Positions, known: KnownKeys): ManifestError[] {
   const path = issue.path as PathSegment[];
   const at = (p: readonly PathSegment[], message: string, where: 'key' | 'value' = 'value'): ManifestError => ({
     path: formatPath(p),

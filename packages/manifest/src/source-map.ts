@@ -6,12 +6,20 @@ export interface Position {
   column: number;
 }
 
+/** Where paths of a manifest's data are written: a SourceMap, or one that translates paths first. */
+export interface Positions {
+  /** Where the value at `path` is written (or its key, when the value is empty). */
+  valueAt(path: readonly PathSegment[]): Position;
+  /** Where the key of the last segment of `path` is written (for unknown or duplicate keys). */
+  keyAt(path: readonly PathSegment[]): Position;
+}
+
 /**
  * Finds where a path of the parsed value (`['blocks', 1, 'id']`) is written in the YAML
  * source. When the path does not exist (a missing key), it answers with the position of the
  * deepest part that does, so an error for a missing field points at the mapping that lacks it.
  */
-export class SourceMap {
+export class SourceMap implements Positions {
   constructor(
     private readonly doc: Document,
     private readonly lineCounter: LineCounter,

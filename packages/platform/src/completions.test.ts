@@ -11,7 +11,7 @@ import { startWorld, type World } from './test-support/world.js';
 const SCRIPT = `export default { async fetch(request) {
   if (request.method === 'GET') return Response.json({ runtime: 'portico', versions: ['v1'], fetch: true, events: [], components: [] });
   const form = await request.formData();
-  const event = JSON.parse(await form.get('event').text());
+  const event = JSON.parse(form.get('event'));
   if (event.type !== 'fetch') return Response.json({ error: { code: 'event_not_handled', message: 'no' } }, { status: 404 });
   const url = new URL(event.request.url);
   const headers = new Map(event.request.headers.map(([k, v]) => [k.toLowerCase(), v]));

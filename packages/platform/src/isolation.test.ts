@@ -34,7 +34,7 @@ const worker = (onEvent: string) => `export default {
         events: ['installation_setup', 'space_installation_setup', 'space_content_updated'] });
     }
     const form = await request.formData();
-    const event = JSON.parse(await form.get('event').text());
+    const event = JSON.parse(form.get('event'));
     ${onEvent}
     return new Response(null, { status: 204 });
   },

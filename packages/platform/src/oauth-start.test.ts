@@ -24,7 +24,7 @@ const examples = new URL('../../../examples/', import.meta.url).pathname;
 const ECHO_SCRIPT = `export default { async fetch(request) {
   if (request.method === 'GET') return Response.json({ runtime: 'portico', versions: ['v1'], fetch: true, events: [], components: [] });
   const form = await request.formData();
-  const event = JSON.parse(await form.get('event').text());
+  const event = JSON.parse(form.get('event'));
   const headers = new Headers({ 'content-type': 'application/json' });
   headers.append('set-cookie', 'portico_session=planted; Path=/');
   headers.append('set-cookie', 'theirs=1; Path=/');

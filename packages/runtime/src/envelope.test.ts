@@ -32,6 +32,46 @@ describe('the envelope codec', () => {
     expect(text).toMatch(/name="fetch-body"/);
   });
 
+  it('sends event and environment as plain form fields, so a runtime reading them as text works', async () => {
+    const body = new Uint8Array([0, 255, 13, 10, 45, 45]);
+    const unicode = { ...event, revisionId: 'r\u00e9\u2028\n"--' } as PlatformEvent;
+    const encoded = await encodeEnvelope({ event: unicode, environment, body });
+    const text = new TextDecoder().decode(encoded.body);
+    expect(text).toMatch(/Content-Disposition: form-data; name="event"\r\n\r\n/);
+    expect(text).toMatch(/Content-Disposition: form-data; name="environment"\r\n\r\n/);
+    expect(text).not.toMatch(/filename="(event|environment)/);
+    // What an integration written for another runtime does: formData(), get(), JSON.parse.
+    const request = new Request('http://integration.test/v1', {
+      method: 'POST',
+      headers: encoded.headers,
+      body: encoded.body as Uint8Array<ArrayBuffer>,
+    });
+    const form = await request.formData();
+    const eventField = form.get('event');
+    const environmentField = form.get('environment');
+    expect(typeof eventField).toBe('string');
+    expect(typeof environmentField).toBe('string');
+    expect(JSON.parse(eventField as string)).toEqual(unicode);
+    expect(JSON.parse(environmentField as string)).toEqual(environment);
+    const fetchBody = form.get('fetch-body');
+    expect(fetchBody).toBeInstanceOf(Blob);
+    expect(new Uint8Array(await (fetchBody as Blob).arrayBuffer())).toEqual(body);
+  });
+
+  it('reads event and environment sent as file parts, as platforms before this one sent them', async () => {
+    const request = rawMultipart([
+      { name: 'event', filename: 'event.json', type: 'application/json', body: JSON.stringify(event) },
+      {
+        name: 'environment',
+        filename: 'environment.json',
+        type: 'application/json',
+        body: JSON.stringify(environment),
+      },
+      { name: 'fetch-body', filename: 'body', type: 'application/octet-stream', body: 'raw' },
+    ]);
+    expect(await decodeEnvelope(request)).toEqual({ event, environment, body: new TextEncoder().encode('raw') });
+  });
+
   it('carries every byte value of a binary body unchanged', async () => {
     const body = new Uint8Array(256 * 4).map((_, i) => i % 256);
     const decoded = await decodeEnvelope(await envelopeRequest(event, { body }));

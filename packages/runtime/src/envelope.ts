@@ -1,7 +1,9 @@
 /**
  * The envelope codec (spec 2.7, 4.1): the platform encodes, the SDK decodes, both with this one
  * module. An envelope is `multipart/form-data` with the parts `event` (JSON), `environment`
- * (JSON) and, for requests to the public endpoint, `fetch-body` (the unmodified bytes).
+ * (JSON), both plain form fields, and, for requests to the public endpoint, `fetch-body` (a file
+ * part with the unmodified bytes). The decoder also reads `event` and `environment` sent as file
+ * parts, the form platforms before this one used.
  * It uses Web APIs only (FormData, Response, Blob), so it runs in Node, workerd, Deno and Bun.
  */
 import { EnvelopeError } from './errors.js';
@@ -41,27 +43,34 @@ const encoder = new TextEncoder();
 
 /**
  * The request body and headers of an envelope, to POST to the integration at `/v1`.
- * Written directly as RFC 7578 multipart (a random 128-bit boundary, each part with a
- * filename and content type): several times faster than serialising a FormData, and read back
- * by any standard multipart parser.
+ * Written directly as RFC 7578 multipart (a random 128-bit boundary): several times faster than
+ * serialising a FormData, and read back by any standard multipart parser. `event` and
+ * `environment` are plain form fields (JSON text, no filename), so `formData.get('event')` is a
+ * string in every runtime; `fetch-body` is a file part holding the raw bytes. JSON text never
+ * holds a raw line break, so it cannot contain the boundary's delimiter.
  */
 export async function encodeEnvelope(envelope: Envelope): Promise<EncodedEnvelope> {
   const boundary = `portico-${hex(crypto.getRandomValues(new Uint8Array(16)))}`;
-  const head = (name: string, filename: string, type: string) =>
-    encoder.encode(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
-    );
+  const field = (name: string) =>
+    encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`);
   const crlf = encoder.encode('\r\n');
   const parts: Uint8Array[] = [
-    head('event', 'event.json', 'application/json'),
+    field('event'),
     encoder.encode(JSON.stringify(envelope.event)),
     crlf,
-    head('environment', 'environment.json', 'application/json'),
+    field('environment'),
     encoder.encode(JSON.stringify(envelope.environment)),
     crlf,
   ];
-  if (envelope.body !== undefined)
-    parts.push(head('fetch-body', 'body', 'application/octet-stream'), envelope.body, crlf);
+  if (envelope.body !== undefined) {
+    parts.push(
+      encoder.encode(
+        `--${boundary}\r\nContent-Disposition: form-data; name="fetch-body"; filename="body"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      envelope.body,
+      crlf,
+    );
+  }
   parts.push(encoder.encode(`--${boundary}--\r\n`));
   const body = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
   let offset = 0;

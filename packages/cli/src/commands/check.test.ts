@@ -133,3 +133,58 @@ describe('portico --help', () => {
     expect(io.stderr).toMatch(/unknown option '--jsn'\n\(Did you mean --json\?\)/);
   });
 });
+
+describe('portico check on a GitBook-dialect integration (gitbook-manifest.yaml)', () => {
+  const GITBOOK = `name: tracker
+title: Tracker
+description: Counts page views
+organization: acme
+visibility: public
+script: ./src/index.ts
+target: site
+scopes: [page:feedback:read, site:teleport]
+`;
+
+  it('exits 0 when valid, printing what has no meaning here as positioned warnings', async () => {
+    const dir = await tempDir({ 'gitbook-manifest.yaml': GITBOOK, 'src/index.ts': '' });
+    const io = memoryIo(dir);
+    expect(await run(['check'], io)).toBe(0);
+    expect(io.stdout).toBe(
+      'gitbook-manifest.yaml:8:30: warning: the scope "site:teleport" has no meaning in Portico; it is ignored\n',
+    );
+    expect(io.stderr).toBe('gitbook-manifest.yaml: tracker is valid with 1 warning\n');
+    const json = memoryIo(dir);
+    expect(await run(['check', '--json'], json)).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      valid: true,
+      errors: [],
+      warnings: [
+        {
+          path: 'scopes[1]',
+          line: 8,
+          column: 30,
+          message: 'the scope "site:teleport" has no meaning in Portico; it is ignored',
+        },
+      ],
+    });
+    expect(await run(['check', '--strict'], memoryIo(dir))).toBe(1);
+  });
+
+  it('exits 1 with positioned errors when invalid, and applies --env', async () => {
+    const dir = await tempDir({
+      'gitbook-manifest.yaml': `${GITBOOK.replace('target: site', 'target: sites')}envs:\n  dev:\n    visibility: hidden\n`,
+      'src/index.ts': '',
+    });
+    const io = memoryIo(dir);
+    expect(await run(['check'], io)).toBe(1);
+    expect(io.stdout.split('\n')).toEqual([
+      'gitbook-manifest.yaml:7:9: `target` must be one of all, organization, space, site, but it is "sites" (did you mean "site"?)',
+      'gitbook-manifest.yaml:8:30: warning: the scope "site:teleport" has no meaning in Portico; it is ignored',
+      '',
+    ]);
+    expect(io.stderr).toBe('gitbook-manifest.yaml: 1 error, 1 warning\n');
+    const dev = memoryIo(dir);
+    expect(await run(['check', '--env', 'dev', '--json'], dev)).toBe(1);
+    expect(JSON.parse(dev.stdout).errors.map((e: { line: number }) => e.line)).toEqual([7, 11]);
+  });
+});

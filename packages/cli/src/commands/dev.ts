@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { MANIFEST_FILE } from '@portico/manifest';
+import { GITBOOK_MANIFEST_FILE, MANIFEST_FILE } from '@portico/manifest';
 import { DevSession } from '../dev/dev-session.js';
 import { firstFreePort } from '../dev/free-port.js';
 import { DEFAULT_DEV_PORT, DEV_DIR, readDevServer } from '../dev-server-file.js';
@@ -32,7 +32,7 @@ export async function dev(
     return 1;
   };
   const target = resolve(io.cwd, dir ?? '.');
-  if (!existsSync(join(target, MANIFEST_FILE))) {
+  if (!existsSync(join(target, MANIFEST_FILE)) && !existsSync(join(target, GITBOOK_MANIFEST_FILE))) {
     return fail(
       `${join(target, MANIFEST_FILE)} does not exist: run portico dev in an integration's directory (or give it as DIR); \`portico new\` creates one`,
     );

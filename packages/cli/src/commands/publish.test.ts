@@ -75,6 +75,44 @@ describe('portico publish', () => {
     expect((await publish('hello-world', [], { HELLO_WORLD_API_KEY: 'k2' })).out).toMatch(/version 2/);
   });
 
+  it('publishes a GitBook-dialect integration: its manifest translated, built with that platform’s conventions', async () => {
+    const dir = await tempDir({
+      'gitbook-manifest.yaml': `name: gb-tracker
+title: Tracker
+description: Counts page views
+organization: acme
+visibility: private
+script: ./src/index.ts
+target: site
+scopes: [page:feedback:read]
+configurations:
+  space:
+    properties:
+      trackingId:
+        type: string
+`,
+      'src/index.ts':
+        "import script from './script.raw.js';\nexport default { fetch: () => new Response(MODE + script) };\n",
+      'src/script.raw.js': 'console.log("injected");\n',
+    });
+    const result = await publish(dir);
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toMatch(/^Published gb-tracker version 1 /);
+    const stored = await platform.ctx.db
+      .selectFrom('integration_versions')
+      .selectAll()
+      .where('integration_name', '=', 'gb-tracker')
+      .executeTakeFirstOrThrow();
+    expect(stored.script).toMatch(/"production"/);
+    // The .raw.js file is a string in the bundle, not code that runs in the worker.
+    expect(stored.script).toMatch(/= 'console\.log\("injected"\);\\n'/);
+    expect(JSON.parse(stored.manifest)).toMatchObject({
+      scopes: ['site:views:read'],
+      configurations: { site: { properties: { trackingId: { type: 'string' } } } },
+    });
+    expect(stored.manifest_source).toMatch(/^# Translated by portico from .*gitbook-manifest\.yaml\n/);
+  });
+
   it('names the environment variables that are missing, and publishes nothing', async () => {
     const result = await publish('oauth-connect');
     expect(result.code).toBe(1);

@@ -1,18 +1,22 @@
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { formatProblem, loadManifest, MANIFEST_FILE, secretReferences } from '@portico/manifest';
+import { basename, resolve } from 'node:path';
+import { formatProblem, loadManifest, secretReferences } from '@portico/manifest';
 import { build } from 'esbuild';
-import { BUNDLE_OPTIONS, buildProblems } from '../bundle.js';
+import { buildProblems, bundleOptions } from '../bundle.js';
 import type { Io } from '../io.js';
+import { publishedManifest } from '../published-manifest.js';
 
 export interface PublishOptions {
   api?: string;
   token?: string;
+  /** For a gitbook-manifest.yaml: the entry of its `envs` to apply. */
+  env?: string;
 }
 
 /**
- * `portico publish [DIR]`: checks the manifest, bundles its `script` with esbuild into one ES
- * module, reads the secrets it references from the environment, and publishes to the platform
+ * `portico publish [DIR]`: checks the manifest (`platform-manifest.yaml`, or a GitBook-dialect
+ * `gitbook-manifest.yaml` translated to it), bundles its `script` with esbuild into one ES
+ * module (with the dialect's build conventions), reads the secrets it references from the environment, and publishes to the platform
  * with the files its `icon` and `previewImages` name.
  */
 export async function publishIntegration(
@@ -31,10 +35,11 @@ export async function publishIntegration(
   if (!token) return fail('give your API token with --token TOKEN (or PORTICO_TOKEN)');
 
   const target = resolve(io.cwd, dir ?? '.');
-  const result = await loadManifest(target);
-  for (const warning of result.warnings) io.err(`${formatProblem(MANIFEST_FILE, warning, 'warning')}\n`);
+  const result = await loadManifest(target, options.env !== undefined ? { env: options.env } : {});
+  const manifestFile = basename(result.file);
+  for (const warning of result.warnings) io.err(`${formatProblem(manifestFile, warning, 'warning')}\n`);
   if (!result.ok) {
-    for (const error of result.errors) io.err(`${formatProblem(MANIFEST_FILE, error)}\n`);
+    for (const error of result.errors) io.err(`${formatProblem(manifestFile, error)}\n`);
     return fail('the manifest is not valid; nothing was published');
   }
   const manifest = result.manifest;
@@ -44,11 +49,11 @@ export async function publishIntegration(
   let script: string;
   try {
     const bundle = await build({
-      ...BUNDLE_OPTIONS,
+      ...bundleOptions(target, result.dialect, 'production'),
       absWorkingDir: target,
       entryPoints: [resolve(target, manifest.script)],
     });
-    script = bundle.outputFiles[0]?.text ?? '';
+    script = bundle.outputFiles?.[0]?.text ?? '';
   } catch (error) {
     const problems = buildProblems(error, target, io.cwd);
     for (const problem of problems) io.err(`${problem}\n`);
@@ -76,7 +81,7 @@ export async function publishIntegration(
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        manifest: await readFile(join(target, MANIFEST_FILE), 'utf8'),
+        manifest: await publishedManifest(result),
         script,
         secrets,
         ...(Object.keys(assets).length > 0 ? { assets } : {}),
@@ -91,7 +96,9 @@ export async function publishIntegration(
     error?: { message?: string; errors?: { line: number; column: number; message: string }[] };
   };
   if (!response.ok) {
-    for (const e of body.error?.errors ?? []) io.err(`${formatProblem(MANIFEST_FILE, { path: '', ...e })}\n`);
+    // The platform's positions are in the text it got: the translation, for the GitBook dialect.
+    const refused = result.dialect === 'gitbook' ? 'platform-manifest.yaml (translated)' : manifestFile;
+    for (const e of body.error?.errors ?? []) io.err(`${formatProblem(refused, { path: '', ...e })}\n`);
     return fail(`the platform refused it (${response.status}): ${body.error?.message ?? 'no message'}`);
   }
   io.out(

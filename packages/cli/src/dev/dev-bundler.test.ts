@@ -57,4 +57,25 @@ describe('the dev bundler and its source maps', () => {
       problems: [expect.stringMatching(/Could not resolve/)],
     });
   });
+
+  it('builds a GitBook-dialect integration in development mode, and rebuilds its .raw.js text', async () => {
+    const dir = await tempDir({
+      'src/index.ts': "import script from './inject.raw.js';\nexport default MODE + ':' + script;\n",
+      'src/inject.raw.js': 'one();\n',
+    });
+    const bundler = new DevBundler(dir, dir);
+    bundlers.push(bundler);
+    const first = await bundler.build('src/index.ts', 'gitbook');
+    if (!first.ok) throw new Error(first.problems.join('\n'));
+    expect(first.script).toMatch(/"development:" \+ inject_raw_default/);
+    expect(first.script).toMatch(/inject_raw_default = "one\(\);\\n"/);
+    await writeFile(join(dir, 'src/inject.raw.js'), 'two();\n');
+    const second = await bundler.build('src/index.ts', 'gitbook');
+    if (!second.ok) throw new Error(second.problems.join('\n'));
+    expect(second.script).toMatch(/inject_raw_default = "two\(\);\\n"/);
+    // The same directory as a Portico integration: no MODE, and .raw.js is code again.
+    const portico = await bundler.build('src/index.ts');
+    if (!portico.ok) throw new Error(portico.problems.join('\n'));
+    expect(portico.script).toMatch(/MODE \+ ":"/);
+  });
 });

@@ -5,8 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import type { Dialect } from '@portico/manifest';
 import { type BuildContext, context } from 'esbuild';
-import { BUNDLE_OPTIONS, buildProblems } from '../bundle.js';
+import { buildProblems, bundleOptions } from '../bundle.js';
 import { DEV_DIR } from '../dev-server-file.js';
 
 export type DevBundle =
@@ -15,6 +16,7 @@ export type DevBundle =
 
 export class DevBundler {
   private entry: string | undefined;
+  private dialect: Dialect | undefined;
   private context: Promise<BuildContext> | undefined;
   /** Where the bundle would be written (it is not): its source map's paths are relative to it. */
   private readonly outfile: string;
@@ -26,13 +28,17 @@ export class DevBundler {
     this.outfile = join(resolve(dir), DEV_DIR, 'bundle.js');
   }
 
-  /** Bundles `entry` (the manifest's `script`, relative to the directory). */
-  async build(entry: string): Promise<DevBundle> {
-    if (entry !== this.entry) {
+  /**
+   * Bundles `entry` (the manifest's `script`, relative to the directory), with the build
+   * conventions of its dialect in development mode.
+   */
+  async build(entry: string, dialect: Dialect = 'portico'): Promise<DevBundle> {
+    if (entry !== this.entry || dialect !== this.dialect) {
       await this.dispose();
       this.entry = entry;
+      this.dialect = dialect;
       this.context = context({
-        ...BUNDLE_OPTIONS,
+        ...bundleOptions(this.dir, dialect, 'development'),
         absWorkingDir: resolve(this.dir),
         entryPoints: [resolve(this.dir, entry)],
         outfile: this.outfile,
@@ -71,6 +77,7 @@ export class DevBundler {
     const pending = this.context;
     this.context = undefined;
     this.entry = undefined;
+    this.dialect = undefined;
     // A context that failed to start, or an esbuild service already ended (Ctrl-C reaches it too).
     await pending?.then((c) => c.dispose()).catch(() => {});
   }

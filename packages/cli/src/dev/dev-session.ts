@@ -10,12 +10,13 @@
  * is published: the version running keeps running.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { formatProblem, loadManifest, MANIFEST_FILE, type Manifest } from '@portico/manifest';
 import { createSignInCode, type RunningPlatform, startPlatform } from '@portico/platform';
 import { pino } from 'pino';
 import { DEV_DIR, removeDevServer, writeDevServer } from '../dev-server-file.js';
 import type { Io } from '../io.js';
+import { publishedManifest } from '../published-manifest.js';
 import { DevBundler } from './dev-bundler.js';
 import {
   DEV_SITE,
@@ -221,8 +222,8 @@ export class DevSession {
   /** The manifest, bundle, secrets and files of the directory as it is now; problems printed. */
   private async prepare(): Promise<Step<Candidate>> {
     const { dir, env } = this.options;
-    const manifestFile = relative(this.io.cwd, join(dir, MANIFEST_FILE)) || MANIFEST_FILE;
     const loaded = await loadManifest(dir);
+    const manifestFile = relative(this.io.cwd, loaded.file) || basename(loaded.file);
     for (const warning of loaded.warnings) this.io.err(`${formatProblem(manifestFile, warning, 'warning')}\n`);
     if (!loaded.ok) {
       for (const error of loaded.errors) this.io.err(`${formatProblem(manifestFile, error)}\n`);
@@ -235,7 +236,7 @@ export class DevSession {
       );
       return { ok: false };
     }
-    const bundle = await this.bundler.build(manifest.script);
+    const bundle = await this.bundler.build(manifest.script, loaded.dialect);
     if (!bundle.ok) {
       for (const problem of bundle.problems) this.io.err(`${problem}\n`);
       return { ok: false };
@@ -253,7 +254,7 @@ export class DevSession {
       ok: true,
       value: {
         manifest,
-        manifestText: readFileSync(join(dir, MANIFEST_FILE), 'utf8'),
+        manifestText: await publishedManifest(loaded),
         script: bundle.script,
         sourceURL: bundle.sourceURL,
         map: bundle.map,

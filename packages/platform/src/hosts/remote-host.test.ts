@@ -77,6 +77,53 @@ describe('the remote host', () => {
   });
 });
 
+describe('the wire envelope', () => {
+  it('reaches an integration that reads event and environment as text fields and the body as a file', async () => {
+    // Written as other runtimes write it: no SDK, formData(), get() as a string, JSON.parse.
+    const plain = {
+      async fetch(request: Request): Promise<Response> {
+        const form = await request.formData();
+        const event = form.get('event');
+        const environment = form.get('environment');
+        if (typeof event !== 'string' || typeof environment !== 'string') {
+          return new Response('event and environment must be text fields', { status: 500 });
+        }
+        const body = form.get('fetch-body');
+        return Response.json({
+          type: JSON.parse(event).type,
+          installation: JSON.parse(environment).id,
+          body: body instanceof Blob ? await body.text() : null,
+        });
+      },
+    };
+    const local = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const response = await plain.fetch(
+        new Request(`http://remote.test${req.url}`, {
+          method: 'POST',
+          headers: req.headers as Record<string, string>,
+          body: Buffer.concat(chunks),
+        }),
+      );
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(Buffer.from(await response.arrayBuffer()));
+    });
+    await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+    try {
+      const endpoint = `http://127.0.0.1:${(local.address() as AddressInfo).port}`;
+      const answer = await new RemoteHost(1000).dispatch(
+        { name: 'plain', version: 1, script: '', endpoint },
+        await envelope(),
+      );
+      expect(new TextDecoder().decode(answer.body)).toBe('{"type":"fetch","installation":"inst_1","body":"hi"}');
+      expect(answer.status).toBe(200);
+    } finally {
+      await new Promise<void>((r) => local.close(() => r()));
+    }
+  });
+});
+
 describe('the in-process host', () => {
   it('runs a registered integration and refuses others', async () => {
     const host = new InProcessHost(new Map([['echo', integration]]));

@@ -834,7 +834,8 @@ export class Dispatcher {
       const answer = response.answer;
       if (answer.status >= 200 && answer.status < 300) return settle('delivered', record);
       const text = new TextDecoder().decode(answer.body).slice(0, 500);
-      if (answer.status === 404 && text.includes('event_not_handled')) return settle('not_handled', record);
+      const notHandled = (answer.status === 404 && text.includes('event_not_handled')) || answer.status === 406;
+      if (notHandled) return settle('not_handled', record);
       if (answer.status < 500 && answer.status !== 429) return settle(`failed: ${answer.status} ${text}`, record);
       failure = `${answer.status} ${text}`;
     } else {

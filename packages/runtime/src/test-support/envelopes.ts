@@ -34,11 +34,14 @@ export async function envelopeRequest(
 }
 
 /** A multipart body built by hand, to send what encodeEnvelope never would. */
-export function rawMultipart(parts: { name: string; body: string; filename?: string }[], boundary = 'XyZ123'): Request {
+export function rawMultipart(
+  parts: { name: string; body: string; filename?: string; type?: string }[],
+  boundary = 'XyZ123',
+): Request {
   const text = `${parts
     .map(
       (p) =>
-        `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}\r\n\r\n${p.body}\r\n`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n${p.body}\r\n`,
     )
     .join('')}--${boundary}--\r\n`;
   return new Request('http://integration.test/v1', {
