@@ -14,6 +14,9 @@ export interface ComponentElement<P extends Props = Props, S extends State = Sta
   context?: ContentKitContext;
 }
 
+/** What an action answers: a new state (or `{}` to keep it), or the end of the interaction. */
+export type ActionResult<S extends State = State> = { state?: S; type?: undefined } | ContentKitComplete;
+
 export interface ComponentDefinition<P extends Props = Props, S extends State = State> {
   componentId: string;
   /** The state of a new instance of the component (default `{}`). */
@@ -26,7 +29,7 @@ export interface ComponentDefinition<P extends Props = Props, S extends State = 
     element: ComponentElement<P, S>,
     action: ContentKitAction,
     context: Context,
-  ) => Promise<{ state?: S } | ContentKitComplete> | { state?: S } | ContentKitComplete;
+  ) => Promise<ActionResult<S>> | ActionResult<S>;
   /** The UI as ContentKit; the state is in `element.state`. */
   render: (element: ComponentElement<P, S>, context: Context) => Promise<ContentKitRoot> | ContentKitRoot;
 }

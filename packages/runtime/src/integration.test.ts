@@ -355,8 +355,10 @@ describe('ui_render', () => {
       components: [
         createComponent({
           componentId: 'wizard',
-          action: (_element, action) =>
-            action.action === 'finish' ? { type: 'complete', returnValue: { name: action.name } } : {},
+          action: (_element, action) => {
+            if (action.action === 'finish') return { type: 'complete', returnValue: { name: action.name } };
+            return {};
+          },
           render,
         }),
       ],

@@ -214,7 +214,7 @@ async function handleRender(
         `the component "${component.componentId}" has no \`action\` handler`,
       );
     }
-    const result = await component.action({ ...base, state }, event.action, context);
+    const result: unknown = await component.action({ ...base, state }, event.action, context);
     if (!isObject(result)) {
       throw new TypeError(
         `the action of "${component.componentId}" returned ${typeof result}; return { state }, {} or { type: 'complete', returnValue }`,
