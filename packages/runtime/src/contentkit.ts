@@ -4,15 +4,35 @@
  * `validateContentKit` is what the platform runs on every rendered tree.
  */
 
+/**
+ * A value read from the component's state in the browser, without a round trip: `{ $state: 'name' }`
+ * stands for the current value of the state key `name` (what an input bound to `name` holds now).
+ * Allowed in inline text, in an action's fields (read when the action is sent), in a button's
+ * `disabled`, in a stepper's `activeStep` and in a webframe's `data`.
+ */
+export interface StateBinding {
+  $state: string;
+}
+export type Bindable<T> = T | StateBinding;
+
 /** What a button press or a value change sends to the component's `action`: `action.action` names it. */
 export interface ContentKitAction {
   action: string;
   [field: string]: unknown;
 }
 
+/** What a component's `ui_render` may answer instead of a tree: the interaction is over (a modal closes). */
+export interface ContentKitComplete {
+  type: 'complete';
+  returnValue?: unknown;
+}
+
+/** Inline content: strings, `text` elements, and state bindings shown as text. */
+export type InlineContent = string | TextElement | StateBinding;
+
 export interface TextElement {
   type: 'text';
-  children: string | (string | TextElement)[];
+  children: string | InlineContent[];
   style?: 'bold' | 'italic' | 'strikethrough' | 'code';
 }
 export interface MarkdownElement {
@@ -25,7 +45,9 @@ export interface ButtonElement {
   onPress: ContentKitAction;
   style?: 'primary' | 'secondary' | 'danger';
   icon?: string;
-  disabled?: boolean;
+  disabled?: Bindable<boolean>;
+  /** A short help text shown when the button is hovered or focused. */
+  tooltip?: string;
 }
 export interface StackElement {
   type: 'hstack' | 'vstack';
@@ -40,6 +62,30 @@ export interface BoxElement {
 export interface DividerElement {
   type: 'divider';
   size?: 'small' | 'medium' | 'large';
+}
+/** A framed group: a title, an icon, buttons beside the title, the whole card pressable when `onPress` is set. */
+export interface CardElement {
+  type: 'card';
+  title?: string;
+  hint?: string | InlineContent[];
+  /** An icon's name, or an image. */
+  icon?: string | ImageElement;
+  onPress?: ContentKitAction;
+  buttons?: ButtonElement[];
+  /** Missing means none. */
+  children?: ContentKitElement[];
+}
+/** A labelled field: the label names its control, the hint describes it. */
+export interface InputElement {
+  type: 'input';
+  label: string;
+  hint?: string | InlineContent[];
+  element: InputControlElement;
+}
+/** A short help text. */
+export interface HintElement {
+  type: 'hint';
+  children: string | InlineContent[];
 }
 export interface TextInputElement {
   type: 'textinput';
@@ -63,10 +109,42 @@ export interface SwitchElement {
   initialValue?: boolean;
   onValueChange?: ContentKitAction;
 }
+/** One choice of a group: the radios with the same `state` set that key to their `value`. */
+export interface RadioElement {
+  type: 'radio';
+  state: string;
+  value: string | number | boolean;
+  label?: string;
+  disabled?: boolean;
+}
+/**
+ * A checkbox. With a `value`, the checkboxes of one `state` key make a list of the checked values;
+ * without, the key is true or false.
+ */
+export interface CheckboxElement {
+  type: 'checkbox';
+  state: string;
+  value?: string | number | boolean;
+  label?: string;
+  disabled?: boolean;
+}
+export type InputControlElement = TextInputElement | SelectElement | SwitchElement | RadioElement | CheckboxElement;
+/** Steps of which one shows at a time: `activeStep` names it by `id` (the first when missing). */
+export interface StepperElement {
+  type: 'stepper';
+  activeStep?: Bindable<string>;
+  children: StepElement[];
+}
+export interface StepElement {
+  type: 'step';
+  id: string;
+  title: string;
+  children: ContentKitElement[];
+}
 export interface LinkElement {
   type: 'link';
   target: { url: string };
-  children: (string | TextElement)[];
+  children: InlineContent[];
 }
 export interface ImageElement {
   type: 'image';
@@ -78,6 +156,11 @@ export interface WebframeElement {
   type: 'webframe';
   source: { url: string };
   aspectRatio?: number;
+  /**
+   * Sent to the frame as a message `{ state: data }` when it loads and whenever a bound value
+   * changes; values are JSON, or state bindings resolved in the browser.
+   */
+  data?: Record<string, unknown>;
 }
 export interface CodeBlockElement {
   type: 'codeblock';
@@ -93,9 +176,15 @@ export type ContentKitElement =
   | StackElement
   | BoxElement
   | DividerElement
+  | CardElement
+  | InputElement
+  | HintElement
   | TextInputElement
   | SelectElement
   | SwitchElement
+  | RadioElement
+  | CheckboxElement
+  | StepperElement
   | LinkElement
   | ImageElement
   | WebframeElement
@@ -113,7 +202,11 @@ export interface ConfigurationRoot {
 export interface ModalRoot {
   type: 'modal';
   title?: string;
+  subtitle?: string | InlineContent[];
+  size?: 'medium' | 'xlarge' | 'fullscreen';
   children: ContentKitElement[];
+  /** The button that submits the modal, shown in its footer. */
+  submit?: ButtonElement;
   onClose?: ContentKitAction;
 }
 export type ContentKitRoot = BlockRoot | ConfigurationRoot | ModalRoot;
@@ -127,13 +220,20 @@ export interface ContentKitError {
 /** Trees larger or deeper than this are refused: a component is UI, not data. */
 export const CONTENTKIT_LIMITS = { maxNodes: 2000, maxDepth: 32 } as const;
 
-type Check = (value: unknown, path: string, errors: ContentKitError[]) => void;
+/** Where a node may stand: the root, any element, inline text, or only the listed types. */
+type Accepts = 'root' | 'element' | 'inline' | readonly string[];
+/** Visits a nested node one level deeper. */
+type Walk = (node: unknown, path: string, accepts: Accepts) => void;
+type Check = (value: unknown, path: string, errors: ContentKitError[], walk: Walk) => void;
 interface NodeSpec {
   required: Record<string, Check>;
   optional?: Record<string, Check>;
 }
 
 const ROOT_TYPES = ['block', 'configuration', 'modal'] as const;
+/** Elements that only stand inside a given parent. */
+const PLACED: Record<string, string> = { step: 'stepper' };
+const INPUT_CONTROLS = ['textinput', 'select', 'switch', 'radio', 'checkbox'] as const;
 
 const str: Check = (value, path, errors) => {
   if (typeof value !== 'string') errors.push({ path, message: `must be a string, not ${describe(value)}` });
@@ -149,6 +249,11 @@ const positive: Check = (value, path, errors) => {
     errors.push({ path, message: `must be a positive number, not ${describe(value)}` });
   }
 };
+const scalar: Check = (value, path, errors) => {
+  const ok =
+    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  if (!ok) errors.push({ path, message: `must be a string, a number or true/false, not ${describe(value)}` });
+};
 const oneOf =
   (...options: string[]): Check =>
   (value, path, errors) => {
@@ -156,13 +261,42 @@ const oneOf =
       errors.push({ path, message: `must be one of ${options.join(', ')}, not ${describe(value)}` });
     }
   };
-const action: Check = (value, path, errors) => {
+
+/** Is this a `{ $state }` binding (well formed or not)? */
+export function isStateBinding(value: unknown): value is StateBinding {
+  return isObject(value) && '$state' in value;
+}
+const binding: Check = (value, path, errors) => {
+  if (!isObject(value)) return;
+  const extra = Object.keys(value).filter((key) => key !== '$state');
+  if (typeof value.$state !== 'string' || value.$state.trim() === '') {
+    errors.push({
+      path: `${path}.$state`,
+      message: `a state binding names a state key: { $state: "name" }, not ${describe(value.$state)}`,
+    });
+  } else if (extra.length > 0) {
+    errors.push({
+      path,
+      message: `a state binding has only \`$state\`; remove ${extra.map((k) => `\`${k}\``).join(', ')}`,
+    });
+  }
+};
+/** The value, or a `{ $state }` binding read in the browser. */
+const bindable =
+  (check: Check): Check =>
+  (value, path, errors, walk) =>
+    isStateBinding(value) ? binding(value, path, errors, walk) : check(value, path, errors, walk);
+
+const action: Check = (value, path, errors, walk) => {
   if (!isObject(value))
     return void errors.push({
       path,
       message: `must be an action object like { action: "name" }, not ${describe(value)}`,
     });
-  nonEmpty(value.action, `${path}.action`, errors);
+  nonEmpty(value.action, `${path}.action`, errors, walk);
+  for (const [key, field] of Object.entries(value)) {
+    if (key !== 'action' && isStateBinding(field)) binding(field, `${path}.${key}`, errors, walk);
+  }
 };
 const httpUrl: Check = (value, path, errors) => {
   if (!isObject(value)) return void errors.push({ path, message: 'must be an object like { url: "https://…" }' });
@@ -173,15 +307,15 @@ const httpUrl: Check = (value, path, errors) => {
   } catch {}
   if (!ok) errors.push({ path: `${path}.url`, message: `must be an http(s) URL, not ${describe(url)}` });
 };
-const options: Check = (value, path, errors) => {
+const options: Check = (value, path, errors, walk) => {
   if (!Array.isArray(value)) return void errors.push({ path, message: 'must be a list of { id, label }' });
   for (const [i, option] of value.entries()) {
     if (!isObject(option)) {
       errors.push({ path: `${path}[${i}]`, message: 'must be { id, label }' });
       continue;
     }
-    nonEmpty(option.id, `${path}[${i}].id`, errors);
-    str(option.label, `${path}[${i}].label`, errors);
+    nonEmpty(option.id, `${path}[${i}].id`, errors, walk);
+    str(option.label, `${path}[${i}].label`, errors, walk);
   }
 };
 const stringOrStrings: Check = (value, path, errors) => {
@@ -190,42 +324,99 @@ const stringOrStrings: Check = (value, path, errors) => {
     errors.push({ path, message: 'must be a string or a list of strings' });
   }
 };
+const frameData: Check = (value, path, errors, walk) => {
+  if (!isObject(value)) {
+    return void errors.push({ path, message: `must be an object of values for the frame, not ${describe(value)}` });
+  }
+  for (const [key, field] of Object.entries(value)) {
+    const at = `${path}.${key}`;
+    if (isStateBinding(field)) binding(field, at, errors, walk);
+    else if (!isJson(field, 0)) errors.push({ path: at, message: 'must be JSON (or a { $state } binding)' });
+  }
+};
 
-/** Marks a field that holds child elements; checked by the walker, not here. */
-const CHILDREN: Check = () => {};
-/** Text children: strings or `text` elements. */
-const INLINE: Check = () => {};
+/** Child elements: a list, each walked as `accepts` allows. */
+const elements =
+  (accepts: Accepts = 'element'): Check =>
+  (value, path, errors, walk) => {
+    if (!Array.isArray(value)) {
+      return void errors.push({ path, message: `must be a list of elements, not ${describe(value)}` });
+    }
+    for (const [i, child] of value.entries()) walk(child, `${path}[${i}]`, accepts);
+  };
+/** One child element of the listed types. */
+const element =
+  (accepts: readonly string[]): Check =>
+  (value, path, _errors, walk) =>
+    walk(value, path, accepts);
+/** Text: a string, or a list of strings, `text` elements and state bindings. */
+const inline: Check = (value, path, errors, walk) => {
+  if (typeof value === 'string') return;
+  elements('inline')(value, path, errors, walk);
+};
+const icon: Check = (value, path, errors, walk) => {
+  if (typeof value === 'string') return nonEmpty(value, path, errors, walk);
+  walk(value, path, ['image']);
+};
 
 const SPECS: Record<string, NodeSpec> = {
-  block: { required: { children: CHILDREN }, optional: { title: str } },
-  configuration: { required: { children: CHILDREN } },
-  modal: { required: { children: CHILDREN }, optional: { title: str, onClose: action } },
-  text: { required: { children: INLINE }, optional: { style: oneOf('bold', 'italic', 'strikethrough', 'code') } },
+  block: { required: { children: elements() }, optional: { title: str } },
+  configuration: { required: { children: elements() } },
+  modal: {
+    required: { children: elements() },
+    optional: {
+      title: str,
+      subtitle: inline,
+      size: oneOf('medium', 'xlarge', 'fullscreen'),
+      submit: element(['button']),
+      onClose: action,
+    },
+  },
+  text: { required: { children: inline }, optional: { style: oneOf('bold', 'italic', 'strikethrough', 'code') } },
   markdown: { required: { content: str } },
   button: {
     required: { label: nonEmpty, onPress: action },
-    optional: { style: oneOf('primary', 'secondary', 'danger'), icon: str, disabled: bool },
+    optional: { style: oneOf('primary', 'secondary', 'danger'), icon: str, disabled: bindable(bool), tooltip: str },
   },
-  hstack: { required: { children: CHILDREN }, optional: { align: oneOf('start', 'center', 'end') } },
-  vstack: { required: { children: CHILDREN }, optional: { align: oneOf('start', 'center', 'end') } },
-  box: { required: { children: CHILDREN }, optional: { grow: positive } },
+  hstack: { required: { children: elements() }, optional: { align: oneOf('start', 'center', 'end') } },
+  vstack: { required: { children: elements() }, optional: { align: oneOf('start', 'center', 'end') } },
+  box: { required: { children: elements() }, optional: { grow: positive } },
   divider: { required: {}, optional: { size: oneOf('small', 'medium', 'large') } },
+  card: {
+    required: {},
+    optional: {
+      title: str,
+      hint: inline,
+      icon,
+      onPress: action,
+      buttons: elements(['button']),
+      children: elements(),
+    },
+  },
+  input: { required: { label: nonEmpty, element: element(INPUT_CONTROLS) }, optional: { hint: inline } },
+  hint: { required: { children: inline } },
   textinput: { required: { state: nonEmpty }, optional: { initialValue: str, placeholder: str, multiline: bool } },
   select: {
     required: { state: nonEmpty, options },
     optional: { initialValue: stringOrStrings, placeholder: str, multiple: bool },
   },
   switch: { required: { state: nonEmpty }, optional: { initialValue: bool, onValueChange: action } },
-  link: { required: { target: httpUrl, children: INLINE } },
+  radio: { required: { state: nonEmpty, value: scalar }, optional: { label: str, disabled: bool } },
+  checkbox: { required: { state: nonEmpty }, optional: { value: scalar, label: str, disabled: bool } },
+  stepper: { required: { children: elements(['step']) }, optional: { activeStep: bindable(nonEmpty) } },
+  step: { required: { id: nonEmpty, title: nonEmpty, children: elements() } },
+  link: { required: { target: httpUrl, children: inline } },
   image: { required: { source: httpUrl, aspectRatio: positive }, optional: { alt: str } },
-  webframe: { required: { source: httpUrl }, optional: { aspectRatio: positive } },
+  webframe: { required: { source: httpUrl }, optional: { aspectRatio: positive, data: frameData } },
   codeblock: { required: { content: str }, optional: { syntax: str, lineNumbers: bool } },
 };
 
 /**
  * Checks a rendered tree: a known root, known element types with their required fields of the
- * right types, no unknown fields, http(s) URLs only, and bounded size and depth. Answers every
- * problem with the path of the bad node; an empty list means the tree is valid.
+ * right types, no unknown fields, elements only where they may stand (a step in a stepper, a
+ * control in an input), http(s) URLs only, well-formed `{ $state }` bindings, and bounded size
+ * and depth. Answers every problem with the path of the bad node and what to change; an empty
+ * list means the tree is valid.
  */
 export function validateContentKit(tree: unknown): ContentKitError[] {
   const errors: ContentKitError[] = [];
@@ -238,7 +429,7 @@ export function validateContentKit(tree: unknown): ContentKitError[] {
     ];
   }
   let nodes = 0;
-  const visit = (node: unknown, path: string, depth: number, allowed: 'root' | 'element' | 'inline'): void => {
+  const visit = (node: unknown, path: string, depth: number, accepts: Accepts): void => {
     if (++nodes > CONTENTKIT_LIMITS.maxNodes) {
       if (nodes === CONTENTKIT_LIMITS.maxNodes + 1) {
         errors.push({ path, message: `the tree has more than ${CONTENTKIT_LIMITS.maxNodes} elements` });
@@ -249,7 +440,11 @@ export function validateContentKit(tree: unknown): ContentKitError[] {
       errors.push({ path, message: `the tree is nested deeper than ${CONTENTKIT_LIMITS.maxDepth} levels` });
       return;
     }
-    if (allowed === 'inline' && typeof node === 'string') return;
+    if (accepts === 'inline' && typeof node === 'string') return;
+    if (accepts === 'inline' && isStateBinding(node)) {
+      binding(node, path, errors, () => {});
+      return;
+    }
     if (!isObject(node) || typeof node.type !== 'string') {
       errors.push({ path, message: `must be an element ({ type: … }), not ${describe(node)}` });
       return;
@@ -261,44 +456,62 @@ export function validateContentKit(tree: unknown): ContentKitError[] {
       errors.push({ path: here, message: `unknown element type ${describe(type)}` });
       return;
     }
-    if (allowed !== 'root' && (ROOT_TYPES as readonly string[]).includes(type)) {
+    if (accepts !== 'root' && (ROOT_TYPES as readonly string[]).includes(type)) {
       errors.push({ path: here, message: `a ${type} can only be the root of a tree` });
       return;
     }
-    if (allowed === 'inline' && type !== 'text') {
-      errors.push({ path: here, message: `only strings and text elements may appear here, not ${type}` });
+    if (accepts === 'inline' && type !== 'text') {
+      errors.push({
+        path: here,
+        message: `only strings, text elements and { $state } bindings may appear here, not ${type}`,
+      });
       return;
     }
+    if (Array.isArray(accepts) && !accepts.includes(type)) {
+      errors.push({ path: here, message: `only ${accepts.join(' or ')} elements may appear here, not ${type}` });
+      return;
+    }
+    const parent = PLACED[type];
+    if (parent !== undefined && !Array.isArray(accepts)) {
+      errors.push({ path: here, message: `a ${type} can only be a child of a ${parent}` });
+      return;
+    }
+    const walk: Walk = (child, at, childAccepts) => visit(child, at, depth + 1, childAccepts);
     const at = (key: string) => (path === '' ? key : `${path}.${key}`);
     for (const [key, check] of Object.entries(spec.required)) {
       if (!(key in node)) errors.push({ path: at(key), message: `a ${type} needs \`${key}\`` });
-      else check(node[key], at(key), errors);
+      else check(node[key], at(key), errors, walk);
     }
     for (const [key, value] of Object.entries(node)) {
       if (key === 'type' || key in spec.required) continue;
       const check = spec.optional?.[key];
       if (check === undefined) errors.push({ path: at(key), message: `unknown field \`${key}\` on a ${type}` });
-      else if (value !== undefined) check(value, at(key), errors);
-    }
-    const inline = spec.required.children === INLINE;
-    if ('children' in node && (spec.required.children === CHILDREN || inline)) {
-      const children = node.children;
-      if (inline && typeof children === 'string') return;
-      if (!Array.isArray(children)) {
-        errors.push({ path: at('children'), message: `must be a list of elements, not ${describe(children)}` });
-        return;
-      }
-      for (const [i, child] of children.entries()) {
-        visit(child, `${at('children')}[${i}]`, depth + 1, inline ? 'inline' : 'element');
-      }
+      else if (value !== undefined) check(value, at(key), errors, walk);
     }
   };
   visit(tree, '', 0, 'root');
   return errors;
 }
 
+/**
+ * Whether a `ui_render` answer is `{ type: 'complete', returnValue? }` (the interaction is over)
+ * rather than `{ element, state }`, whose tree `validateContentKit` checks.
+ */
+export function isContentKitComplete(value: unknown): value is ContentKitComplete {
+  return isObject(value) && value.type === 'complete';
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isJson(value: unknown, depth: number): boolean {
+  if (depth > CONTENTKIT_LIMITS.maxDepth) return false;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((v) => isJson(v, depth + 1));
+  if (isObject(value)) return Object.values(value).every((v) => isJson(v, depth + 1));
+  return false;
 }
 
 function describe(value: unknown): string {

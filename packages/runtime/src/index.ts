@@ -6,6 +6,7 @@ export {
   PlatformApiError,
 } from './api-client.js';
 export {
+  type ActionResult,
   type Component,
   type ComponentDefinition,
   type ComponentElement,

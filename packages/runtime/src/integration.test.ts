@@ -349,6 +349,65 @@ describe('ui_render', () => {
     });
   });
 
+  it('answers { type: complete, returnValue } when the action ends the interaction, without rendering', async () => {
+    const render = vi.fn(() => ({ type: 'modal' as const, children: [] }));
+    const wizard = createIntegration({
+      components: [
+        createComponent({
+          componentId: 'wizard',
+          action: (_element, action) => {
+            if (action.action === 'finish') return { type: 'complete', returnValue: { name: action.name } };
+            return {};
+          },
+          render,
+        }),
+      ],
+    });
+    const response = await wizard.fetch(
+      await envelopeRequest({
+        type: 'ui_render',
+        eventId: 'e',
+        componentId: 'wizard',
+        state: {},
+        action: { action: 'finish', name: 'Ada' },
+      } as PlatformEvent),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ type: 'complete', returnValue: { name: 'Ada' } });
+    expect(render).not.toHaveBeenCalled();
+  });
+
+  it('gives the event’s context to action and render', async () => {
+    const seen: unknown[] = [];
+    const where = createIntegration({
+      components: [
+        createComponent({
+          componentId: 'where',
+          action: (element) => {
+            seen.push(element.context);
+            return {};
+          },
+          render: (element) => {
+            seen.push(element.context);
+            return { type: 'block', children: [{ type: 'text', children: element.context?.type ?? 'nowhere' }] };
+          },
+        }),
+      ],
+    });
+    const context = { type: 'document', organizationId: 'acme', spaceId: 'docs', editable: true, theme: 'light' };
+    const response = await where.fetch(
+      await envelopeRequest({
+        type: 'ui_render',
+        eventId: 'e',
+        componentId: 'where',
+        action: { action: 'look' },
+        context,
+      } as PlatformEvent),
+    );
+    expect((await response.json()).element.children[0].children).toBe('document');
+    expect(seen).toEqual([context, context]);
+  });
+
   it('answers 400 for an action on a component without an action handler', async () => {
     const still = createIntegration({
       components: [createComponent({ componentId: 'still', render: () => ({ type: 'block', children: [] }) })],

@@ -6,7 +6,7 @@
  */
 import { createPlatformApi } from './api-client.js';
 import type { Component } from './component.js';
-import { validateContentKit } from './contentkit.js';
+import { isContentKitComplete, validateContentKit } from './contentkit.js';
 import {
   decodeEnvelope,
   ENVELOPE_VERSION,
@@ -16,6 +16,7 @@ import {
 } from './envelope.js';
 import { EnvelopeError, ExposableError, errorResponse } from './errors.js';
 import type {
+  ContentKitContext,
   Context,
   Environment,
   EventHandlers,
@@ -197,6 +198,11 @@ async function handleRender(
   }
   const props = isObject(event.props) ? event.props : {};
   let state = isObject(event.state) ? event.state : (component.initialState?.(props) ?? {});
+  const base = {
+    componentId: component.componentId,
+    props,
+    ...(isObject(event.context) ? { context: event.context as ContentKitContext } : {}),
+  };
   if (event.action !== undefined) {
     if (!isObject(event.action) || typeof event.action.action !== 'string') {
       throw new EnvelopeError('a `ui_render` action must be an object like { action: "name" }');
@@ -208,13 +214,16 @@ async function handleRender(
         `the component "${component.componentId}" has no \`action\` handler`,
       );
     }
-    const result = await component.action({ componentId: component.componentId, props, state }, event.action, context);
+    const result: unknown = await component.action({ ...base, state }, event.action, context);
     if (!isObject(result)) {
-      throw new TypeError(`the action of "${component.componentId}" returned ${typeof result}; return { state } or {}`);
+      throw new TypeError(
+        `the action of "${component.componentId}" returned ${typeof result}; return { state }, {} or { type: 'complete', returnValue }`,
+      );
     }
-    if (result.state !== undefined) state = result.state;
+    if (isContentKitComplete(result)) return Response.json({ type: 'complete', returnValue: result.returnValue });
+    if (result.state !== undefined) state = result.state as Record<string, unknown>;
   }
-  const element = await component.render({ componentId: component.componentId, props, state }, context);
+  const element = await component.render({ ...base, state }, context);
   const problems = validateContentKit(element);
   if (problems.length > 0) {
     const list = problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ');

@@ -184,6 +184,20 @@ export interface PageFeedbackEvent extends BaseEvent {
   referrer: string;
 }
 
+/**
+ * Where a component is rendered: `document` for a block in a page (of `spaceId`), or the
+ * configuration screen of an organization (`configuration_account`), space or site installation.
+ */
+export interface ContentKitContext {
+  type: 'document' | 'configuration_account' | 'configuration_space' | 'configuration_site';
+  organizationId: string;
+  spaceId?: string;
+  siteId?: string;
+  /** For a block: whether the person sees the page as an editor. */
+  editable?: boolean;
+  theme: 'light' | 'dark';
+}
+
 /** A component to render, and optionally an action to run first (spec 2.4, 6.3). */
 export interface UIRenderEvent extends BaseEvent {
   type: 'ui_render';
@@ -191,6 +205,8 @@ export interface UIRenderEvent extends BaseEvent {
   props?: Record<string, unknown>;
   state?: Record<string, unknown>;
   action?: ContentKitAction;
+  /** Where it is rendered (sent by the platform; missing from older platforms). */
+  context?: ContentKitContext;
 }
 
 /** A request that reached the installation's public endpoint; its body is the `fetch-body` part. */

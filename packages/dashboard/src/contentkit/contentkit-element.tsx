@@ -1,8 +1,12 @@
 /** One ContentKit element (spec 2.4) as HTML: every element type of @portico/runtime's ContentKit. */
 import type { ContentKitElement } from '@portico/runtime/contentkit';
-import { Button } from 'react-aria-components';
 import { Markdown } from '../components/markdown';
-import { SelectView, SwitchView, TextInputView } from './contentkit-inputs';
+import { ButtonView } from './contentkit-button';
+import { CardView } from './contentkit-card';
+import { InputView } from './contentkit-input';
+import { CheckboxView, RadioView, SelectView, SwitchView, TextInputView } from './contentkit-inputs';
+import { StepperView } from './contentkit-stepper';
+import { WebframeView } from './contentkit-webframe';
 import { InlineText } from './inline-text';
 import type { Interaction } from './interaction';
 
@@ -36,15 +40,7 @@ export function ContentKitElementView({
     case 'markdown':
       return <Markdown>{element.content}</Markdown>;
     case 'button':
-      return (
-        <Button
-          className={`button ${element.style ?? 'secondary'}`}
-          isDisabled={element.disabled === true || interaction.busy}
-          onPress={() => interaction.press(element.onPress)}
-        >
-          {element.label}
-        </Button>
-      );
+      return <ButtonView element={element} interaction={interaction} />;
     case 'hstack':
     case 'vstack':
       return (
@@ -60,6 +56,22 @@ export function ContentKitElementView({
       );
     case 'divider':
       return <hr className={`ck-divider ${element.size ?? 'small'}`} />;
+    case 'card':
+      return <CardView element={element} interaction={interaction} />;
+    case 'input':
+      return <InputView element={element} interaction={interaction} />;
+    case 'hint':
+      return (
+        <p className="ck-hint">
+          <InlineText>{element.children}</InlineText>
+        </p>
+      );
+    case 'radio':
+      return <RadioView element={element} interaction={interaction} />;
+    case 'checkbox':
+      return <CheckboxView element={element} interaction={interaction} />;
+    case 'stepper':
+      return <StepperView element={element} interaction={interaction} />;
     case 'textinput':
       return <TextInputView element={element} interaction={interaction} />;
     case 'select':
@@ -84,17 +96,7 @@ export function ContentKitElementView({
         />
       );
     case 'webframe':
-      // Sandboxed: its scripts run, but in an opaque origin (no cookies, no access to this page).
-      return (
-        <iframe
-          className="ck-media"
-          src={element.source.url}
-          title={`Embedded page from ${hostOf(element.source.url)}`}
-          sandbox="allow-scripts allow-popups"
-          referrerPolicy="no-referrer"
-          style={{ aspectRatio: element.aspectRatio ?? 16 / 9 }}
-        />
-      );
+      return <WebframeView element={element} interaction={interaction} />;
     case 'codeblock':
       return <CodeBlock content={element.content} syntax={element.syntax} lineNumbers={element.lineNumbers === true} />;
   }
@@ -120,12 +122,4 @@ function CodeBlock({
       <code>{content}</code>
     </pre>
   );
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }

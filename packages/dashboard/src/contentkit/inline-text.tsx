@@ -1,16 +1,16 @@
-import type { TextElement } from '@portico/runtime/contentkit';
+import type { InlineContent } from '@portico/runtime/contentkit';
 import type { ReactNode } from 'react';
+import { asText, useReadState } from './state-bindings';
 
-type Inline = string | TextElement;
-
-/** `text` elements and the strings inside them and inside links. */
-export function InlineText({ children }: { children: Inline | Inline[] }): ReactNode {
+/** `text` elements, the strings inside them and inside links, and `{ $state }` bindings shown as text. */
+export function InlineText({ children }: { children: InlineContent | InlineContent[] }): ReactNode {
   if (typeof children === 'string') return children;
   if (Array.isArray(children))
     return children.map((child, i) => (
       // biome-ignore lint/suspicious/noArrayIndexKey: inline text has no identity; each render replaces the tree
       <InlineText key={i}>{child}</InlineText>
     ));
+  if (!('type' in children)) return <BoundText name={children.$state} />;
   const inner = <InlineText>{children.children}</InlineText>;
   switch (children.style) {
     case 'bold':
@@ -24,4 +24,9 @@ export function InlineText({ children }: { children: Inline | Inline[] }): React
     default:
       return inner;
   }
+}
+
+function BoundText({ name }: { name: string }) {
+  const read = useReadState();
+  return asText(read(name));
 }

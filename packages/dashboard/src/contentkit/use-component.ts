@@ -1,19 +1,26 @@
 /**
  * A rendered component and its round trips: the first render, then one render per action with the
  * state the integration answered last (and the values typed into its inputs since), so state is
- * kept between presses. The tree is checked before it is shown.
+ * kept between presses. `{ $state }` bindings read that state in the browser, with no round trip.
+ * The tree is checked before it is shown. An action that answers `{ type: 'complete' }` ends the
+ * interaction: its modal closes and the component starts again from its first render.
  */
-import { type ContentKitAction, type ContentKitRoot, validateContentKit } from '@portico/runtime/contentkit';
+import {
+  type ContentKitAction,
+  type ContentKitRoot,
+  isContentKitComplete,
+  validateContentKit,
+} from '@portico/runtime/contentkit';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { api, call } from '../api/client';
 import { keys } from '../api/queries';
+import { initialValues } from './initial-values';
+import { resolveAction } from './state-bindings';
 
 type State = Record<string, unknown>;
-interface Rendered {
-  element: unknown;
-  state: State;
-}
+type Rendered = { element: unknown; state: State } | { type: 'complete'; returnValue?: unknown };
+type Tree = { element: unknown; state: State };
 
 export interface ComponentView {
   root?: ContentKitRoot;
@@ -21,7 +28,11 @@ export interface ComponentView {
   error?: unknown;
   loading: boolean;
   busy: boolean;
+  /** How many interactions ended with `complete` (each one is announced). */
+  completions: number;
+  id: string;
   value(key: string, initial: unknown): unknown;
+  read(key: string): unknown;
   setValue(key: string, value: unknown): void;
   press(action: ContentKitAction): void;
 }
@@ -29,6 +40,7 @@ export interface ComponentView {
 export class InvalidTreeError extends Error {}
 
 export function useComponent(installationId: string, componentId: string, props: State = {}): ComponentView {
+  const id = useId();
   const render = (body: { props: State; state?: State; action?: ContentKitAction }) =>
     call(
       api.POST('/v1/installations/{id}/components/{componentId}/render', {
@@ -36,29 +48,21 @@ export function useComponent(installationId: string, componentId: string, props:
         body,
       }),
     ) as Promise<Rendered>;
+  const firstKey = ['render', installationId, componentId, props];
   const first = useQuery({
-    queryKey: ['render', installationId, componentId, props],
+    queryKey: firstKey,
     queryFn: () => render({ props }),
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
   });
   const client = useQueryClient();
-  const [latest, setLatest] = useState<Rendered | undefined>();
+  const [latest, setLatest] = useState<Tree | undefined>();
   const [edits, setEdits] = useState<State>({});
-  const current = latest ?? first.data;
-  const state = { ...(current?.state ?? {}), ...edits };
-  const action = useMutation({
-    mutationFn: (pressed: ContentKitAction) => render({ props, state, action: pressed }),
-    onSuccess(rendered) {
-      setLatest(rendered);
-      setEdits({});
-      // An action may have changed the installation (its configuration, so its status).
-      void client.invalidateQueries({ queryKey: keys.installation(installationId) });
-    },
-  });
+  const [completions, setCompletions] = useState(0);
+  const current = latest ?? (first.data && !isContentKitComplete(first.data) ? first.data : undefined);
 
   let root: ContentKitRoot | undefined;
-  let error: unknown = action.error ?? first.error ?? undefined;
+  let error: unknown;
   if (current !== undefined) {
     const problems = validateContentKit(current.element);
     if (problems.length === 0) root = current.element as ContentKitRoot;
@@ -69,13 +73,35 @@ export function useComponent(installationId: string, componentId: string, props:
           .join('; ')}`,
       );
   }
+  // What the inputs show before anyone types is state too: bindings and the next action see it.
+  const state: State = { ...(root ? initialValues(root) : {}), ...(current?.state ?? {}), ...edits };
+  const read = (key: string) => state[key];
+
+  const action = useMutation({
+    mutationFn: (pressed: ContentKitAction) => render({ props, state, action: pressed }),
+    onSuccess(rendered) {
+      setEdits({});
+      if (isContentKitComplete(rendered)) {
+        setLatest(undefined);
+        setCompletions((n) => n + 1);
+        void client.invalidateQueries({ queryKey: firstKey });
+      } else setLatest(rendered);
+      // An action may have changed the installation (its configuration, so its status).
+      void client.invalidateQueries({ queryKey: keys.installation(installationId) });
+    },
+  });
+  if (error === undefined) error = action.error ?? first.error ?? undefined;
+
   return {
     ...(root ? { root } : {}),
     error,
-    loading: first.isPending,
+    loading: first.isPending || (latest === undefined && first.isFetching && completions > 0),
     busy: action.isPending,
+    completions,
+    id,
     value: (key, initial) => (key in state ? state[key] : initial),
+    read,
     setValue: (key, value) => setEdits((before) => ({ ...before, [key]: value })),
-    press: (pressed) => action.mutate(pressed),
+    press: (pressed) => action.mutate(resolveAction(pressed, read)),
   };
 }

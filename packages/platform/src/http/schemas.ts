@@ -249,8 +249,13 @@ export const RenderInput = z
   .openapi('RenderInput');
 
 export const Rendered = z
-  .object({ element: z.unknown(), state: z.record(z.string(), z.unknown()) })
-  .openapi('Rendered');
+  .union([
+    z.object({ element: z.unknown(), state: z.record(z.string(), z.unknown()) }),
+    z
+      .object({ type: z.literal('complete'), returnValue: z.unknown() })
+      .openapi({ description: "The component's action ended the interaction (a modal closes)" }),
+  ])
+  .openapi('Rendered', { description: 'A ContentKit tree with its state, or the end of the interaction' });
 
 export const DispatchRecord = z
   .object({

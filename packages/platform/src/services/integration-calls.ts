@@ -2,7 +2,7 @@
  * Calls that reach an integration synchronously: a request to an installation's public endpoint
  * (spec 4.2) and a component render (spec 2.4). Both go through the dispatcher as envelopes.
  */
-import { type FetchEvent, validateContentKit } from '@portico/runtime';
+import { type ContentKitContext, type FetchEvent, isContentKitComplete, validateContentKit } from '@portico/runtime';
 import { ApiError } from '../errors.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError } from '../hosts/host.js';
@@ -112,7 +112,12 @@ export interface RenderInput {
   action?: ({ action: string } & Record<string, unknown>) | undefined;
 }
 
-/** Renders a component (ui_render), checks the tree it answers, and answers `{ element, state }`. */
+/**
+ * Renders a component (ui_render) and checks what it answers: `{ element, state }` (the tree
+ * validated), or `{ type: 'complete', returnValue }` when its action ended the interaction. The
+ * event carries `context`: a block renders in a page (`document`), any other component in the
+ * installation's configuration screen.
+ */
 export async function renderComponent(
   ctx: ServiceContext,
   dispatcher: Dispatcher,
@@ -124,6 +129,8 @@ export async function renderComponent(
   const installation = await authorizedInstallation(ctx, principal, id);
   if (installation.status === 'paused')
     throw new ApiError(503, 'installation_paused', `the installation ${id} is paused`);
+  const { manifest } = await loadIntegration(ctx, installation.integration_name);
+  const block = (manifest.blocks ?? []).some((b) => b.id === componentId);
   const response = await dispatcher
     .send(installation, {
       type: 'ui_render',
@@ -133,10 +140,17 @@ export async function renderComponent(
       props: input.props ?? {},
       ...(input.state !== undefined ? { state: input.state } : {}),
       ...(input.action !== undefined ? { action: input.action } : {}),
+      context: renderContext(installation, block),
     })
     .catch(hostFailure);
   const text = new TextDecoder().decode(response.body);
-  let body: { element?: unknown; state?: Record<string, unknown>; error?: { code?: string; message?: string } } = {};
+  let body: {
+    type?: unknown;
+    element?: unknown;
+    state?: Record<string, unknown>;
+    returnValue?: unknown;
+    error?: { code?: string; message?: string };
+  } = {};
   try {
     body = JSON.parse(text);
   } catch {
@@ -154,6 +168,7 @@ export async function renderComponent(
       body.error?.message ?? `the integration answered ${response.status}`,
     );
   }
+  if (isContentKitComplete(body)) return { type: 'complete' as const, returnValue: body.returnValue ?? null };
   const problems = validateContentKit(body.element);
   if (problems.length > 0) {
     throw new ApiError(
@@ -163,6 +178,21 @@ export async function renderComponent(
     );
   }
   return { element: body.element, state: body.state ?? {} };
+}
+
+/** Where a component renders, as its `ui_render` event says. */
+function renderContext(
+  installation: { organization_id: string; target_type: 'organization' | 'space' | 'site'; target_id: string },
+  block: boolean,
+): ContentKitContext {
+  const { target_type: target, target_id: place } = installation;
+  return {
+    type: block ? 'document' : target === 'organization' ? 'configuration_account' : `configuration_${target}`,
+    organizationId: installation.organization_id,
+    ...(target === 'space' ? { spaceId: place } : target === 'site' ? { siteId: place } : {}),
+    ...(block ? { editable: true } : {}),
+    theme: 'light',
+  };
 }
 
 /** Warnings about a published version: blocks whose component the script does not define. */
