@@ -8,13 +8,13 @@ import { BUILTINS, publishBuiltins } from './builtins.js';
 import { type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { RecoveryRunner } from './delivery/recoveries.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
 import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
 import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp, fetchThroughBinding } from './http/app.js';
 import { NO_DELIVERY_ENGINE, type ServiceContext } from './services/context.js';
-import { Dispatcher } from './services/dispatcher.js';
 import { RetentionPruner } from './services/retention.js';
 import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
@@ -88,6 +88,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     publicUrl: '',
     apiUrl: '',
     wake: () => {},
+    routeOnIngest: async () => undefined,
     deliveries: NO_DELIVERY_ENGINE,
   };
   if (database.dialect === 'sqlite') {
@@ -147,6 +148,9 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       PORTICO_API: { fetch: (request: Request) => fetchThroughBinding(app, request, grant) },
     }),
   });
+  // Ingest routes events through this node's dispatcher (it takes them once it runs).
+  ctx.wake = dispatcher.intake.wake;
+  ctx.routeOnIngest = dispatcher.intake.route;
   const deliveries = new DeliveryEngine({
     ctx,
     allowPrivateNetwork: config.allowPrivateNetwork,

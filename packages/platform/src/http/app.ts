@@ -12,12 +12,12 @@ import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
 import type { DispatchGrant, Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
-import type { Dispatcher } from '../services/dispatcher.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import { installationPage } from '../services/installation-page.js';
 import {

@@ -1,8 +1,8 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { badRequest } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
-import type { Dispatcher } from '../services/dispatcher.js';
 import { ErrorBody } from './schemas.js';
 
 const ERRORS = {

@@ -8,10 +8,10 @@
  * `{ value, label? }`.
  */
 import { didYouMean } from '@portico/manifest';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { ApiError, badRequest } from '../errors.js';
 import { type Configuration, levelOf, undeclaredProperties } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
-import type { Dispatcher } from './dispatcher.js';
 import { authorizedInstallation, publicEndpointOf } from './installations.js';
 import { hostFailure } from './integration-calls.js';
 import { loadIntegration } from './integrations.js';

@@ -21,14 +21,14 @@ export interface ServiceContext {
   publicUrl: string;
   /** Base URL of this API, as integrations reach it (`environment.apiEndpoint`). */
   apiUrl: string;
-  /** Tells the dispatcher that new work is in the outbox (a no-op until it runs). */
+  /** Tells the dispatcher that new work is in the outbox, or (`'events'`) that events wait to be routed. */
   wake: (what?: 'events') => void;
   /**
-   * Set while a dispatcher runs on this node (on SQLite: decision 027): routes events in the
-   * transaction that stores them (then they are stored routed). Without it, events are stored
-   * unrouted and routed by a dispatcher later.
+   * Decides the routing of events as they are stored (dispatch/routing.ts), to write in the same
+   * transaction; undefined while no dispatcher runs on this node: the events are then stored
+   * unrouted, and a dispatcher routes them later.
    */
-  routeOnIngest?: ((events: RoutableEvent[], now: number) => Promise<EventRouting>) | undefined;
+  routeOnIngest: (events: RoutableEvent[], now: number) => Promise<EventRouting | undefined>;
   /** The delivery engine's intake (answers nothing and does nothing until the engine runs). */
   deliveries: DeliveryIntake;
 }

@@ -5,10 +5,10 @@
  * later.
  */
 import { randomBytes } from 'node:crypto';
+import { SITE_EVENTS } from '../dispatch/routing.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
-import { SITE_EVENTS } from './dispatcher.js';
 
 export interface IncomingEvent {
   type: string;
@@ -95,7 +95,7 @@ export async function ingestEvents(
     // pass of the dispatcher's loop, per event); else stored unrouted for a dispatcher to route.
     // (Should deciding the routing fail, the events are stored unrouted: the dispatcher's loop
     // routes them, and logs what fails.)
-    const routing = await ctx.routeOnIngest?.(rows, now).catch(() => undefined);
+    const routing = await ctx.routeOnIngest(rows, now).catch(() => undefined);
     for (const row of rows) row.routed_at = routing ? now : null;
     try {
       inserted = await ctx.write(

@@ -3,11 +3,11 @@
  * (spec 4.2) and a component render (spec 2.4). Both go through the dispatcher as envelopes.
  */
 import { type ContentKitContext, type FetchEvent, isContentKitComplete, validateContentKit } from '@portico/runtime';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { ApiError } from '../errors.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError } from '../hosts/host.js';
 import type { Principal, ServiceContext } from './context.js';
-import type { Dispatcher } from './dispatcher.js';
 import { authorizedInstallation, loadInstallation } from './installations.js';
 import { loadIntegration } from './integrations.js';
 import { oauthGate } from './oauth-starts.js';

@@ -1,0 +1,383 @@
+/**
+ * The dispatcher: works through what the outbox owes integrations, on the scheduler's keyed pool
+ * (queue/keyed-pool.ts). It says only what its work and its keys are:
+ *
+ * - **Work**: an outbox row this node has claimed with a lease, dispatched by `dispatch-owed.ts`.
+ * - **Turns**: the installation. Installations with rows waiting take turns at free slots.
+ * - **Slots**: a dispatch in flight holds a slot of its installation and of its integration (the
+ *   integration's cap is 1 while its circuit breaker lets a probe through, 0 while it is open).
+ *
+ * Events are routed (routing.ts) in the transaction that stores them, on both back ends, while a
+ * dispatcher runs on the node: the rows this node can take are written claimed by it and join the
+ * pool when that transaction commits (`intake.route`). Events stored while none ran are routed by
+ * the loop, the same way. Claims find the rest: setup events, rows over the hold, retries, another
+ * node's rows whose lease ran out. An installation's setup events go out one at a time and in
+ * order, and nothing overtakes them. An integration whose worker keeps timing out or crashing is
+ * backed off by a circuit breaker: its owed rows wait with growing delay, written to the rows.
+ */
+import type { PlatformEvent } from '@portico/runtime';
+import type { Logger } from 'pino';
+import { LeaseLost } from '../errors.js';
+import type { HostKind, HostResponse } from '../hosts/host.js';
+import { KeyedPool } from '../queue/keyed-pool.js';
+import { WakeLoop } from '../queue/wake-loop.js';
+import { CircuitBreakers } from '../services/circuit-breaker.js';
+import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from '../services/context.js';
+import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
+import * as outbox from '../storage/repositories/outbox.js';
+import type { Database } from '../storage/schema.js';
+import { callIntegration } from './call-integration.js';
+import { dispatchOwed, type OwedSettings } from './dispatch-owed.js';
+import { type Hosts, IntegrationRegistry } from './integration-registry.js';
+import { owedRows } from './routing.js';
+
+const ROUTE_BATCH = 200;
+/** Most rows one claim takes. */
+const CLAIM_LIMIT = 256;
+/** Rows waiting in memory on one node, whatever the installations (times `hold`). */
+const HOLD_INSTALLATIONS = 16;
+
+export interface DispatcherOptions {
+  ctx: ServiceContext;
+  hosts: Hosts;
+  logger?: Logger | undefined;
+  /** How often other nodes' work and retries are looked for (default 500 ms). */
+  pollMs?: number;
+  /** How long a claimed row stays with this node (default 30 s). */
+  leaseMs?: number;
+  /** Attempts before a dispatch is given up (default 5). */
+  maxAttempts?: number;
+  /** Dispatches in flight on this node (default 64). */
+  concurrency?: number;
+  /** Dispatches in flight per integration (default 16). */
+  perIntegration?: number;
+  /** Dispatches in flight per installation (default 8). */
+  perInstallation?: number;
+  /** Owed rows an installation may have waiting in this node's memory (default 64). */
+  hold?: number;
+  /** Circuit breaker: timeouts or crashes in a row before an integration is backed off (default 3). */
+  breakerThreshold?: number;
+  /** Circuit breaker: the first wait, doubled at each failed probe (default 1 s, at most 5 min). */
+  breakerDelayMs?: number;
+  /** The `env` of an in-process integration for an event dispatch, acting with the dispatch's grant. */
+  bindingsFor?: (grant: DispatchGrant) => Record<string, unknown>;
+}
+
+export class Dispatcher {
+  readonly registry: IntegrationRegistry;
+  private readonly ctx: ServiceContext;
+  private readonly owed: OwedSettings;
+  private readonly breakers: CircuitBreakers;
+  private readonly pool: KeyedPool<OutboxRow>;
+  private readonly loop: WakeLoop;
+  private readonly leaseMs: number;
+  private readonly hold: number;
+  private readonly holdTotal: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Installations with owed rows left unclaimed for want of room: routing hands none of theirs over until a claim took them. */
+  private spilled = new Set<string>();
+  /** Whether owed rows this node knows nothing of may wait unclaimed (retries, setup events, other nodes'). */
+  private unknownWaiting = true;
+  private running = false;
+  private lastFill = 0;
+
+  /** How ingest reaches the dispatcher (server.ts wires it into the service context). */
+  readonly intake = {
+    /** New work is in the outbox (or, with 'events', events wait to be routed). */
+    wake: (what?: 'events') => {
+      if (what !== 'events') this.unknownWaiting = true;
+      this.loop.wake();
+    },
+    /** Decides the routing of events being stored; undefined while no dispatcher runs here (they are stored unrouted). */
+    route: async (events: RoutableEvent[], now: number): Promise<EventRouting | undefined> =>
+      this.running ? this.routing(events, now) : undefined,
+  };
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.ctx = options.ctx;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.hold = options.hold ?? 64;
+    this.holdTotal = this.hold * HOLD_INSTALLATIONS;
+    this.registry = new IntegrationRegistry(options.ctx, options.hosts, options.logger);
+    this.breakers = new CircuitBreakers({
+      now: () => this.ctx.now(),
+      ...(options.breakerThreshold !== undefined ? { threshold: options.breakerThreshold } : {}),
+      ...(options.breakerDelayMs !== undefined ? { baseDelayMs: options.breakerDelayMs } : {}),
+    });
+    this.owed = {
+      ctx: options.ctx,
+      registry: this.registry,
+      bindingsFor: options.bindingsFor,
+      leaseMs: this.leaseMs,
+      maxAttempts: options.maxAttempts ?? 5,
+      workerAnswered: (integration) => this.breakers.succeeded(integration),
+      workerFailed: async (integration, cause) => {
+        const opened = this.breakers.failed(integration);
+        if (opened) await this.backOff(integration, opened.until, opened.delayMs, opened.failures, cause);
+        return opened;
+      },
+    };
+    const perInstallation = options.perInstallation ?? 8;
+    const perIntegration = options.perIntegration ?? 16;
+    this.pool = new KeyedPool<OutboxRow>({
+      concurrency: options.concurrency ?? 64,
+      turnOf: (row) => row.installation_id,
+      slotsOf: (row) => [`i ${row.installation_id}`, `g ${row.integration_name}`],
+      capOf: (slot) => {
+        if (slot.startsWith('i ')) return perInstallation;
+        const state = this.breakers.state(slot.slice(2));
+        return state === 'closed' ? perIntegration : state === 'half-open' ? 1 : 0;
+      },
+      run: (row) => this.run(row),
+    });
+    this.loop = new WakeLoop(
+      async () => {
+        while ((await this.routeEvents()) === ROUTE_BATCH && !this.loop.isStopped) {}
+        if (!this.claimWorthwhile() && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
+        this.lastFill = performance.now();
+        while ((await this.claim()) && !this.loop.isStopped) {}
+      },
+      () => options.pollMs ?? 500,
+      (error) => options.logger?.error({ err: error }, 'dispatch pass failed'),
+    );
+  }
+
+  start(): void {
+    this.running = true;
+    this.loop.start();
+  }
+
+  /**
+   * Stops claiming and waits for the dispatches in flight, at most `graceMs` (then the caller
+   * closes the hosts, which ends the rest; their rows stay owed and go out again).
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
+    this.running = false;
+    await this.loop.stop();
+    // Waiting rows go back to the database at once (other nodes, or the next start, take them).
+    await this.release(this.pool.drain());
+    const deadline = performance.now() + graceMs;
+    while (this.inFlight.size > 0 && performance.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise((r) => {
+          timer = setTimeout(r, Math.min(deadline - performance.now(), 2 ** 31 - 1));
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs a pass now (or right after the one running). */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  bundle(name: string, version?: number) {
+    return this.registry.bundle(name, version);
+  }
+
+  describe(bundle: Parameters<IntegrationRegistry['describe']>[0]) {
+    return this.registry.describe(bundle);
+  }
+
+  /** Sends one event to one installation now, records the dispatch, and answers the integration's response. */
+  async send(
+    installation: Database['installations'],
+    event: PlatformEvent,
+    body?: Uint8Array,
+  ): Promise<HostResponse & { host: HostKind }> {
+    const called = await callIntegration(this.owed, installation, event, body);
+    await this.ctx.write((trx) => outbox.recordDispatch(trx, called.record));
+    if (called.error !== undefined) throw called.error;
+    return { ...called.answer, host: called.host };
+  }
+
+  /** Routes a batch of events stored unrouted (while no dispatcher ran here); answers how many it looked at. */
+  private async routeEvents(): Promise<number> {
+    const events = await outbox.unroutedEvents(this.ctx.db, ROUTE_BATCH);
+    if (events.length === 0) return 0;
+    const now = this.ctx.now();
+    const routing = await this.routing(events, now);
+    try {
+      await this.ctx.write(async (trx) => {
+        // Another node may have routed some of them meanwhile: only those this one marks are written.
+        const marked = await outbox.markRouted(
+          trx,
+          events.map((e) => e.event_id),
+          now,
+        );
+        await routing.write(trx, marked);
+      });
+    } catch (error) {
+      routing.failed();
+      throw error;
+    }
+    routing.committed();
+    return events.length;
+  }
+
+  /**
+   * Decides the outbox rows of events; the caller writes them in the transaction that stores the
+   * events (or marks them routed), and says how it ended. The rows this node takes are written
+   * claimed, their places in the pool reserved until then.
+   */
+  private async routing(events: RoutableEvent[], now: number): Promise<EventRouting> {
+    const owed = await owedRows(this.ctx, this.registry, events, now);
+    let taken: NewOutboxRow[] = [];
+    let ids = new Map<string, number>();
+    let left = false;
+    const unreserve = () => {
+      for (const row of taken) this.pool.unreserve(row.installation_id);
+      taken = [];
+    };
+    return {
+      write: async (trx, stored) => {
+        unreserve();
+        // (An event given twice is stored once, as first given.)
+        const seen = new Set<string>();
+        const rows = owed
+          .filter((o) => stored.has(o.eventId) && !seen.has(o.eventId) && seen.add(o.eventId))
+          .flatMap((o) => o.rows);
+        taken = await this.take(trx, rows, now);
+        left = taken.length < rows.length;
+        ids = await outbox.insertOwed(trx, rows);
+      },
+      failed: unreserve,
+      committed: () => {
+        const rows = taken.map((row) => ({ ...row, id: ids.get(outbox.owedKey(row)), attempts: 0, available_at: 0 }));
+        unreserve();
+        if (this.running) this.pool.add(rows as OutboxRow[]);
+        else void this.release(rows as OutboxRow[]);
+        // Rows left for a claim: the loop claims them.
+        if (left) this.loop.wake();
+      },
+    };
+  }
+
+  /**
+   * Marks the routed rows this node takes (`claimed_until` set, a place in the pool reserved): not
+   * those of an installation owed a setup event or with rows left unclaimed (they would overtake
+   * them), of an integration backed off, or beyond the installation's hold.
+   */
+  private async take(trx: Parameters<EventRouting['write']>[0], rows: NewOutboxRow[], now: number) {
+    // (A write may run twice: what an earlier run marked is unmarked first.)
+    for (const row of rows) row.claimed_until = null;
+    if (!this.running || rows.length === 0) return [];
+    const setupOwed = await outbox.setupOwedTo(trx, [...new Set(rows.map((r) => r.installation_id))]);
+    const taken: NewOutboxRow[] = [];
+    const lease = now + this.leaseMs;
+    for (const row of rows) {
+      const id = row.installation_id;
+      if (
+        this.spilled.has(id) ||
+        setupOwed.has(id) ||
+        this.breakers.state(row.integration_name) !== 'closed' ||
+        !this.hasRoom(id, this.hold)
+      ) {
+        this.spilled.add(id);
+        continue;
+      }
+      this.pool.reserve(id);
+      row.claimed_until = lease;
+      taken.push(row);
+    }
+    return taken;
+  }
+
+  private hasRoom(installationId: string, limit: number): boolean {
+    return this.pool.waitingOf(installationId) < limit && this.pool.waiting < this.holdTotal;
+  }
+
+  /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an installation with room. */
+  private claimWorthwhile(): boolean {
+    if (this.unknownWaiting) return true;
+    for (const id of this.spilled) if (this.hasRoom(id, this.hold / 2)) return true;
+    return false;
+  }
+
+  /** Claims owed rows into the pool, at most `hold` waiting per installation; answers whether another claim may find more. */
+  private async claim(): Promise<boolean> {
+    const room = this.holdTotal - this.pool.waiting;
+    if (room <= 0) return false;
+    const now = this.ctx.now();
+    const full = [...this.pool.turns()].filter((id) => !this.hasRoom(id, this.hold / 2));
+    // Rows of an integration backed off wait; one that may be probed gets one row while none is in flight.
+    const backedOff = this.breakers
+      .tripped()
+      .filter(([name, state]) => state === 'open' || this.pool.underWayOf(`g ${name}`) >= 1)
+      .map(([name]) => name);
+    const limit = Math.min(CLAIM_LIMIT, room);
+    const claimed = await this.ctx.write(async (trx) => {
+      const candidates = await outbox.claimable(trx, this.ctx.dialect, {
+        now,
+        limit,
+        installations: full,
+        integrations: backedOff,
+      });
+      const taken: OutboxRow[] = [];
+      const skipped = new Set<string>();
+      const per = new Map<string, number>();
+      for (const row of candidates) {
+        const id = row.installation_id;
+        const n = per.get(id) ?? this.pool.waitingOf(id);
+        if (n >= this.hold) skipped.add(id);
+        else {
+          per.set(id, n + 1);
+          taken.push(row);
+        }
+      }
+      await outbox.claim(trx, taken, now + this.leaseMs);
+      return { taken, skipped, complete: candidates.length < limit };
+    });
+    // A claim that saw every claimable row also learnt that the installations it knew of have no more.
+    if (claimed.complete) {
+      this.spilled = new Set([...[...this.spilled].filter((id) => full.includes(id)), ...claimed.skipped]);
+      this.unknownWaiting = false;
+    } else for (const id of claimed.skipped) this.spilled.add(id);
+    this.pool.add(claimed.taken);
+    return claimed.taken.length > 0 && !claimed.complete;
+  }
+
+  /** Dispatches a row the pool started (its slots taken). */
+  private run(row: OutboxRow): void {
+    const dispatch = dispatchOwed(this.owed, row)
+      .catch((error) =>
+        error instanceof LeaseLost
+          ? this.options.logger?.warn({ outbox: row.id }, error.message)
+          : this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed'),
+      )
+      .finally(() => {
+        this.inFlight.delete(dispatch);
+        this.pool.finished(row);
+        if (this.claimWorthwhile()) this.loop.wake();
+      });
+    this.inFlight.add(dispatch);
+  }
+
+  /** Gives rows back unclaimed, where this node still holds their lease. */
+  private async release(rows: OutboxRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.ctx
+      .write((trx) => outbox.release(trx, rows))
+      .catch((error) =>
+        this.options.logger?.warn({ err: error }, 'could not release owed rows; they come back when their lease ends'),
+      );
+  }
+
+  /**
+   * The circuit breaker opened for `integration`: what waits here for it goes back, every row owed
+   * to it waits until `until` (on every node), and each installation owed one is told why.
+   */
+  private async backOff(integration: string, until: number, delayMs: number, failures: number, cause: string) {
+    const now = this.ctx.now();
+    const reason = `waiting: the worker of ${integration} failed ${failures} times in a row (last: ${cause}); its events wait ${delayMs / 1000} s, until ${new Date(until).toISOString()} (circuit breaker)`;
+    this.options.logger?.warn({ integration, until, failures }, 'circuit breaker opened');
+    const waiting = this.pool.take((row) => row.integration_name === integration);
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await outbox.release(trx, waiting);
+      await outbox.backOff(trx, integration, until, reason, now);
+    });
+  }
+}

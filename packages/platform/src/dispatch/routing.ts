@@ -1,0 +1,70 @@
+/**
+ * Routing (DESIGN.md "Routing and selection"): a space or site event goes once per integration, to
+ * its installation in that place, when that installation is active (and its organization
+ * installation is not paused), its scopes allow the event and its integration handles it. This
+ * decides the outbox rows of some events, read-only; the dispatcher has them written in the
+ * transaction that stores the events (or marks them routed).
+ */
+import type { RoutableEvent, ServiceContext } from '../services/context.js';
+import { prepared } from '../storage/prepared.js';
+import type { NewOutboxRow } from '../storage/repositories/outbox.js';
+import type { IntegrationRegistry } from './integration-registry.js';
+
+export const SITE_EVENTS = new Set(['site_view', 'page_feedback']);
+
+/**
+ * The installations in one place that can receive its events: active, below an organization
+ * installation that is not paused; with their integration's latest version (read here, so routing
+ * asks no second question per event).
+ */
+const installedIn = prepared((db, kind: string, placeId: string) =>
+  db
+    .selectFrom('installations as i')
+    .innerJoin('installations as parent', 'parent.id', 'i.parent_id')
+    .innerJoin('integrations as g', 'g.name', 'i.integration_name')
+    .select(['i.id', 'i.integration_name', 'g.latest_version'])
+    .where('i.target_type', '=', kind as 'space' | 'site')
+    .where('i.target_id', '=', placeId)
+    .where('i.uninstalled_at', 'is', null)
+    .where('i.status', '=', 'active')
+    .where('parent.status', '!=', 'paused')
+    .orderBy('i.created_at'),
+);
+
+/** The rows each event is owed (one per installation that receives it), in the events' order. */
+export async function owedRows(
+  ctx: ServiceContext,
+  registry: IntegrationRegistry,
+  events: RoutableEvent[],
+  now: number,
+): Promise<{ eventId: string; rows: NewOutboxRow[] }[]> {
+  const places = new Map<string, ReturnType<typeof installedIn.all>>();
+  const owed: { eventId: string; rows: NewOutboxRow[] }[] = [];
+  for (const event of events) {
+    const payload = JSON.parse(event.payload) as Record<string, unknown>;
+    const kind = SITE_EVENTS.has(event.type) ? 'site' : 'space';
+    const placeId = String(kind === 'site' ? payload.siteId : payload.spaceId);
+    let installed = places.get(`${kind}:${placeId}`);
+    if (installed === undefined) {
+      installed = installedIn.all(ctx.db, kind, placeId);
+      places.set(`${kind}:${placeId}`, installed);
+    }
+    const rows: NewOutboxRow[] = [];
+    for (const installation of await installed) {
+      if (!(await registry.receives(installation.integration_name, installation.latest_version, event.type))) continue;
+      rows.push({
+        installation_id: installation.id,
+        integration_name: installation.integration_name,
+        event_id: event.event_id,
+        event_type: event.type,
+        event: JSON.stringify({ ...payload, installationId: installation.id }),
+        created_at: now,
+        dispatched_at: null,
+        claimed_until: null,
+        outcome: null,
+      });
+    }
+    owed.push({ eventId: event.event_id, rows });
+  }
+  return owed;
+}

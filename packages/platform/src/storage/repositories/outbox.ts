@@ -1,0 +1,211 @@
+/**
+ * The statements of the dispatch outbox: the rows routing owes each installation (one per event
+ * and installation, or a setup event), claimed with a lease (`claimed_until`; PostgreSQL: FOR
+ * UPDATE SKIP LOCKED), and settled with their dispatch's log line. Every write of a claimed row
+ * checks the lease it was claimed with, so a node that lost a row changes nothing.
+ */
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { LeaseLost } from '../../errors.js';
+import { insertThenUpdate } from '../insert-then-update.js';
+import type { Database } from '../schema.js';
+import { idsByLease } from './leases.js';
+
+export type OutboxRow = Selectable<Database['outbox']>;
+export type NewOutboxRow = Insertable<Database['outbox']>;
+type Dialect = 'sqlite' | 'postgres';
+
+const CHUNK = 200;
+
+/** Events no dispatcher has routed yet, oldest first. */
+export function unroutedEvents(db: Kysely<Database>, limit: number) {
+  return db
+    .selectFrom('events')
+    .select(['event_id', 'type', 'payload'])
+    .where('routed_at', 'is', null)
+    .orderBy('received_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Marks events routed where no other node has: answers those this transaction marked. */
+export async function markRouted(trx: Transaction<Database>, eventIds: string[], now: number): Promise<Set<string>> {
+  const marked = await trx
+    .updateTable('events')
+    .set({ routed_at: now })
+    .where('event_id', 'in', eventIds)
+    .where('routed_at', 'is', null)
+    .returning('event_id')
+    .execute();
+  return new Set(marked.map((m) => m.event_id));
+}
+
+/** Inserts owed rows; answers their ids by installation and event (RETURNING's order is not promised). */
+export async function insertOwed(trx: Transaction<Database>, rows: NewOutboxRow[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const inserted = await trx
+      .insertInto('outbox')
+      .values(rows.slice(i, i + CHUNK))
+      .returning(['id', 'installation_id', 'event_id'])
+      .execute();
+    for (const row of inserted) ids.set(owedKey(row), row.id);
+  }
+  return ids;
+}
+
+export const owedKey = (row: { installation_id: string; event_id?: string | null }) =>
+  `${row.installation_id} ${row.event_id}`;
+
+/** The installations among `ids` that are owed a setup event (nothing may overtake it). */
+export async function setupOwedTo(trx: Transaction<Database>, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await trx
+    .selectFrom('outbox')
+    .select('installation_id')
+    .where('dispatched_at', 'is', null)
+    .where('event_id', 'is', null)
+    .where('installation_id', 'in', ids)
+    .execute();
+  return new Set(rows.map((r) => r.installation_id));
+}
+
+/**
+ * Owed rows no node holds, available now, in order, leaving out `installations` and
+ * `integrations`, and rows behind a setup event their installation is still owed.
+ */
+export function claimable(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  options: { now: number; limit: number; installations: string[]; integrations: string[] },
+) {
+  const { now } = options;
+  return trx
+    .selectFrom('outbox as o')
+    .selectAll('o')
+    .where('o.dispatched_at', 'is', null)
+    .where('o.available_at', '<=', now)
+    .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<', now)]))
+    .$if(options.installations.length > 0, (qb) => qb.where('o.installation_id', 'not in', options.installations))
+    .$if(options.integrations.length > 0, (qb) => qb.where('o.integration_name', 'not in', options.integrations))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('outbox as earlier')
+            .select('earlier.id')
+            .whereRef('earlier.installation_id', '=', 'o.installation_id')
+            .where('earlier.dispatched_at', 'is', null)
+            .where('earlier.event_id', 'is', null)
+            .whereRef('earlier.id', '<', 'o.id'),
+        ),
+      ),
+    )
+    .orderBy('o.id')
+    .limit(options.limit)
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
+    .execute();
+}
+
+/** Claims rows read by `claimable` in the same transaction: each gets `lease`. */
+export async function claim(trx: Transaction<Database>, rows: OutboxRow[], lease: number): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const ids = rows.slice(i, i + CHUNK).map((row) => row.id);
+    await trx.updateTable('outbox').set({ claimed_until: lease }).where('id', 'in', ids).execute();
+  }
+  for (const row of rows) row.claimed_until = lease;
+}
+
+/** Gives rows back unclaimed, where this node still holds their lease. */
+export async function release(trx: Transaction<Database>, rows: OutboxRow[]): Promise<void> {
+  for (const [lease, ids] of idsByLease(rows, CHUNK)) {
+    await trx
+      .updateTable('outbox')
+      .set({ claimed_until: null })
+      .where('id', 'in', ids)
+      .where('claimed_until', '=', lease)
+      .execute();
+  }
+}
+
+/** Changes a claimed row while this node holds its lease; throws `LeaseLost` when it does not. */
+export async function updateOwned(
+  trx: Transaction<Database>,
+  row: OutboxRow,
+  set: Updateable<Database['outbox']>,
+): Promise<void> {
+  const result = await trx
+    .updateTable('outbox')
+    .set(set)
+    .where('id', '=', row.id)
+    .where('claimed_until', '=', row.claimed_until)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new LeaseLost(`outbox row ${row.id}`);
+}
+
+/** The dispatch's log line and the row's new state, in one write (one statement on PostgreSQL). */
+export async function settleOwned(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  row: OutboxRow,
+  record: Insertable<Database['dispatches']>,
+  set: Updateable<Database['outbox']>,
+): Promise<void> {
+  const updated = await insertThenUpdate(
+    trx,
+    dialect,
+    { into: 'dispatches', values: record },
+    { table: 'outbox', set, where: { id: row.id, claimed_until: row.claimed_until } },
+  );
+  if (updated === 0) throw new LeaseLost(`outbox row ${row.id}`);
+}
+
+/**
+ * An integration's worker is backed off until `until`: every row owed to it waits (on every node,
+ * since the wait is written to the rows), and each installation owed one gets a dispatch-log line
+ * saying why.
+ */
+export async function backOff(
+  trx: Transaction<Database>,
+  integration: string,
+  until: number,
+  reason: string,
+  now: number,
+) {
+  const waiting = await trx
+    .selectFrom('outbox')
+    .select('installation_id')
+    .distinct()
+    .where('integration_name', '=', integration)
+    .where('dispatched_at', 'is', null)
+    .execute();
+  for (let i = 0; i < waiting.length; i += CHUNK) {
+    await trx
+      .insertInto('dispatches')
+      .values(
+        waiting.slice(i, i + CHUNK).map(({ installation_id }) => ({
+          installation_id,
+          event_id: null,
+          event_type: 'circuit_breaker',
+          host: 'platform',
+          status: 0,
+          duration_ms: 0,
+          error: reason,
+          logs: '[]',
+          at: now,
+        })),
+      )
+      .execute();
+  }
+  await trx
+    .updateTable('outbox')
+    .set({ available_at: until, outcome: reason })
+    .where('integration_name', '=', integration)
+    .where('dispatched_at', 'is', null)
+    .where('available_at', '<', until)
+    .execute();
+}
+
+/** Records a dispatch made outside the outbox (a fetch, a render, a completion). */
+export async function recordDispatch(trx: Transaction<Database>, record: Insertable<Database['dispatches']>) {
+  await trx.insertInto('dispatches').values(record).execute();
+}
