@@ -1,8 +1,9 @@
 /**
- * The grant of an event dispatch to an integration in this process (decision 028): its calls
- * through the `PORTICO_API` binding with the dispatch's token act as the installation the
- * dispatch read, without a token lookup, for as long as the dispatch runs; a call with another
- * token is looked up as any request; and outside the binding the token is checked as always.
+ * The grant of an event dispatch to an integration in this process (decision 028): asking for a
+ * delivery through the `PORTICO_API` binding with the dispatch's token (a direct call of the
+ * delivery service, http/service-binding.ts) acts as the installation the dispatch read, without
+ * a token lookup, for as long as the dispatch runs; a call with another token is looked up as any
+ * request; and outside the binding the token is checked as always.
  */
 import { createIntegration, type Integration } from '@portico/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,13 +42,17 @@ describe.each(backends)('dispatch grants on $name', (backend) => {
       events: {
         async space_content_updated(_event, context) {
           const { environment } = context;
-          const path = `/v1/installations/${environment.id}/dispatches`;
+          const path = `/v1/installations/${environment.id}/deliveries`;
+          const ask = (eventId: string) =>
+            JSON.stringify({ url: 'http://127.0.0.1:9/hook', eventId, type: 'test', payload: { eventId } });
           const answers = (async () => {
             await gate;
-            const own = await context.api.request(path);
+            const own = await context.api.request(path, { method: 'POST', body: ask('evt_own') });
             const other = await bindings?.PORTICO_API.fetch(
               new Request(`${environment.apiEndpoint}${path}`, {
-                headers: { authorization: 'Bearer pti_not_a_token_of_anyone' },
+                method: 'POST',
+                headers: { authorization: 'Bearer pti_not_a_token_of_anyone', 'content-type': 'application/json' },
+                body: ask('evt_other'),
               }),
             );
             return { withDispatchToken: own.status, withOtherToken: other?.status ?? 0 };
@@ -79,7 +84,7 @@ describe.each(backends)('dispatch grants on $name', (backend) => {
     await cleanup?.();
   });
 
-  it('acts with the dispatch’s token for the whole dispatch, and looks any other token up', async () => {
+  it('asks for deliveries with the dispatch’s token for the whole dispatch, and looks any other token up', async () => {
     const org = await admin('POST', '/v1/orgs/acme/installations', { integration: 'caller' });
     expect(org.status, JSON.stringify(org.body)).toBe(201);
     const space = await admin('POST', `/v1/installations/${org.body.id}/spaces/docs`);
@@ -104,6 +109,6 @@ describe.each(backends)('dispatch grants on $name', (backend) => {
     // …but the dispatch acts as what it read when it began, through its binding with its token,
     // and nothing else does: another token through the same binding is looked up, and refused.
     letGo();
-    expect(await seen.answers).toEqual({ withDispatchToken: 200, withOtherToken: 401 });
+    expect(await seen.answers).toEqual({ withDispatchToken: 202, withOtherToken: 401 });
   });
 });

@@ -13,7 +13,8 @@ import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
 import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
-import { createApp, fetchThroughBinding } from './http/app.js';
+import { createApp } from './http/app.js';
+import { serviceBinding } from './http/service-binding.js';
 import { NO_DELIVERY_ENGINE, type ServiceContext } from './services/context.js';
 import { RetentionPruner } from './services/retention.js';
 import { SecretBox } from './services/secret-box.js';
@@ -118,6 +119,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         .execute();
     },
   });
+  // What in-process integrations call the API through (the app is made below, once the engines are).
+  const binding = { ctx, adminToken: secrets.adminToken, app: { fetch: (request: Request) => app.fetch(request) } };
   const hosts = {
     workerd: new WorkerdHost({
       egress,
@@ -130,7 +133,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),
       // Trusted integrations reach the API in this process (a Workers-style service binding): no
       // socket, and dispatches still finishing during shutdown can still call it.
-      () => ({ PORTICO_API: { fetch: (request: Request) => fetchThroughBinding(app, request) } }),
+      () => ({ PORTICO_API: serviceBinding(binding) }),
     ),
     remote: new RemoteHost(options.dispatchTimeoutMs),
   };
@@ -144,9 +147,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     perIntegration: tuning.dispatchPerIntegration,
     perInstallation: tuning.dispatchPerInstallation,
     // An event dispatch's calls through the binding act with its grant: no token lookup per call.
-    bindingsFor: (grant) => ({
-      PORTICO_API: { fetch: (request: Request) => fetchThroughBinding(app, request, grant) },
-    }),
+    bindingsFor: (grant) => ({ PORTICO_API: serviceBinding(binding, grant) }),
   });
   // Ingest routes events through this node's dispatcher (it takes them once it runs).
   ctx.wake = dispatcher.intake.wake;

@@ -15,7 +15,7 @@ import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
-import type { DispatchGrant, Principal, ServiceContext } from '../services/context.js';
+import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
@@ -86,23 +86,6 @@ const tags = {
   deliveries: ['Webhook deliveries'],
 };
 
-/** Requests through a service binding, with the grant of the dispatch that made them (if any). */
-const boundRequests = new WeakMap<Request, DispatchGrant | undefined>();
-
-/**
- * A request from a trusted in-process integration (its `PORTICO_API` service binding). Made during
- * an event dispatch, it carries that dispatch's grant: when it is sent with the dispatch's token,
- * it acts as the grant says, without looking the token up.
- */
-export function fetchThroughBinding(
-  app: { fetch(request: Request): Response | Promise<Response> },
-  request: Request,
-  grant?: DispatchGrant,
-) {
-  boundRequests.set(request, grant);
-  return app.fetch(request);
-}
-
 export function createApp(options: AppOptions) {
   const { ctx, adminToken, dispatcher } = options;
   const app = new OpenAPIHono({
@@ -151,8 +134,6 @@ export function createApp(options: AppOptions) {
     return session.credentials;
   };
   const principal = async (c: Context): Promise<Principal> => {
-    const grant = boundRequests.get(c.req.raw);
-    if (grant !== undefined && c.req.header('authorization') === `Bearer ${grant.token}`) return grant.principal;
     return principalOf(ctx, await credentials(c));
   };
 
@@ -172,12 +153,8 @@ export function createApp(options: AppOptions) {
     );
   });
 
-  // A request that wrote is answered once its writes are on disk (storage/durability.ts). One
-  // through the service binding is not: its answer stays in this process, and what the
-  // integration does with it is written after it (so a power loss loses both, and the dispatch
-  // goes out again).
+  // A request that wrote is answered once its writes are on disk (storage/durability.ts).
   app.use('*', async (c, next) => {
-    if (boundRequests.has(c.req.raw)) return next();
     const mark = ctx.durability.mark();
     await next();
     try {
@@ -206,14 +183,11 @@ export function createApp(options: AppOptions) {
         'payload_too_large',
         `the body is ${declared} bytes; the limit for this route is ${limit}`,
       );
-    // (Asked in this order: reading `body` makes the Node adapter build a whole Request.) A trusted
-    // in-process integration's request (its body in memory, no length header) is not copied: that
-    // was a second Request and a stream for every delivery the webhook integration asked for.
+    // (Asked in this order: reading `body` makes the Node adapter build a whole Request.)
     if (
       c.req.method !== 'GET' &&
       c.req.method !== 'HEAD' &&
       c.req.header('content-length') === undefined &&
-      !boundRequests.has(c.req.raw) &&
       c.req.raw.body !== null
     ) {
       // A body of unknown length (chunked) is read here, up to the limit, so no route reads more.
