@@ -33,6 +33,24 @@ function recorder(name: string) {
   });
 }
 
+/** Held at its space setup until `release`: what else it receives meanwhile shows whether anything overtook it. */
+let release: () => void = () => {};
+const gate = { held: new Promise<void>((r) => (release = r)) };
+function gated(name: string) {
+  const record = (event: RuntimeEvent, context: { environment: Environment }) =>
+    void seen.push({ integration: name, event, environment: context.environment });
+  return createIntegration({
+    events: {
+      installation_setup: record,
+      async space_installation_setup(event, context) {
+        await gate.held;
+        record(event, context);
+      },
+      space_content_updated: record,
+    },
+  });
+}
+
 const manifest = (name: string) => `name: ${name}
 title: ${name}
 description: Records what it receives
@@ -66,6 +84,7 @@ describe.each(backends)('routing and selection on $name', (backend) => {
       inProcess: new Map([
         ['alpha', recorder('alpha')],
         ['beta', recorder('beta')],
+        ['gamma', gated('gamma')],
       ]),
     });
     admin = client(platform.url, platform.adminToken);
@@ -80,12 +99,13 @@ describe.each(backends)('routing and selection on $name', (backend) => {
     await admin('PUT', '/v1/orgs/acme/members/bob', { role: 'member' });
     ada = client(platform.url, adaToken);
     bob = client(platform.url, bobToken);
-    for (const name of ['alpha', 'beta']) {
+    for (const name of ['alpha', 'beta', 'gamma']) {
       const published = await ada('POST', '/v1/integrations', { manifest: manifest(name), script: '// in-process' });
       expect(published.status, JSON.stringify(published.body)).toBe(201);
     }
   }, 60_000);
   afterAll(async () => {
+    release();
     await platform?.close();
     await cleanup?.();
   });
@@ -174,6 +194,35 @@ describe.each(backends)('routing and selection on $name', (backend) => {
     const owed = await db.selectFrom('outbox').select('created_at').where('event_id', '=', 'route-inline').execute();
     expect(owed).toEqual([{ created_at: event.routed_at }]);
     expect(event.routed_at).toBe(event.received_at);
+  });
+
+  it('an event for an installation still owed its setup event waits for it: nothing overtakes a setup event', async () => {
+    gate.held = new Promise<void>((r) => (release = r));
+    const org = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'gamma' })).body.id as string;
+    await ada('POST', `/v1/installations/${org}/spaces/s3`);
+    // Its space setup event is in flight (held); events for the space arrive meanwhile.
+    await until('the setup dispatch under way', async () => {
+      const owed = await platform.ctx.db
+        .selectFrom('outbox')
+        .select('claimed_until')
+        .where('integration_name', '=', 'gamma')
+        .where('event_id', 'is', null)
+        .where('dispatched_at', 'is', null)
+        .execute();
+      return owed.some((row) => row.claimed_until !== null) ? true : undefined;
+    });
+    await emit({ type: 'space_content_updated', spaceId: 's3', revisionId: 'r1', eventId: 'after-setup-1' });
+    await emit({ type: 'space_content_updated', spaceId: 's3', revisionId: 'r2', eventId: 'after-setup-2' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen.filter((s) => s.integration === 'gamma' && s.event.type === 'space_content_updated')).toEqual([]);
+    release();
+    const got = (await settled()).filter((s) => s.integration === 'gamma' && s.environment.target === 'space');
+    expect(got.map((s) => s.event.type)).toEqual([
+      'space_installation_setup',
+      'space_content_updated',
+      'space_content_updated',
+    ]);
+    await ada('DELETE', `/v1/installations/${org}`);
   });
 
   it('two integrations in one space: each gets the event once, at its space installation', async () => {

@@ -224,7 +224,7 @@ export class Dispatcher {
    * claimed, their places in the pool reserved until then.
    */
   private async routing(events: RoutableEvent[], now: number): Promise<EventRouting> {
-    const owed = await owedRows(this.ctx, this.registry, events, now);
+    const { owed, setupOwed } = await owedRows(this.ctx, this.registry, events, now);
     let taken: NewOutboxRow[] = [];
     let ids = new Map<string, number>();
     let left = false;
@@ -240,7 +240,7 @@ export class Dispatcher {
         const rows = owed
           .filter((o) => stored.has(o.eventId) && !seen.has(o.eventId) && seen.add(o.eventId))
           .flatMap((o) => o.rows);
-        taken = await this.take(trx, rows, now);
+        taken = this.take(rows, setupOwed, now);
         left = taken.length < rows.length;
         ids = await outbox.insertOwed(trx, rows);
       },
@@ -258,14 +258,13 @@ export class Dispatcher {
 
   /**
    * Marks the routed rows this node takes (`claimed_until` set, a place in the pool reserved): not
-   * those of an installation owed a setup event or with rows left unclaimed (they would overtake
-   * them), of an integration backed off, or beyond the installation's hold.
+   * those of an installation owed a setup event when routing read it, or with rows left unclaimed
+   * (they would overtake them), of an integration backed off, or beyond the installation's hold.
    */
-  private async take(trx: Parameters<EventRouting['write']>[0], rows: NewOutboxRow[], now: number) {
+  private take(rows: NewOutboxRow[], setupOwed: Set<string>, now: number): NewOutboxRow[] {
     // (A write may run twice: what an earlier run marked is unmarked first.)
     for (const row of rows) row.claimed_until = null;
     if (!this.running || rows.length === 0) return [];
-    const setupOwed = await outbox.setupOwedTo(trx, [...new Set(rows.map((r) => r.installation_id))]);
     const taken: NewOutboxRow[] = [];
     const lease = now + this.leaseMs;
     for (const row of rows) {

@@ -23,6 +23,19 @@ const installedIn = prepared((db, kind: string, placeId: string) =>
     .innerJoin('installations as parent', 'parent.id', 'i.parent_id')
     .innerJoin('integrations as g', 'g.name', 'i.integration_name')
     .select(['i.id', 'i.integration_name', 'g.latest_version'])
+    // Whether it is owed a setup event: nothing routing hands over may overtake that.
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('outbox as s')
+            .select('s.id')
+            .whereRef('s.installation_id', '=', 'i.id')
+            .where('s.dispatched_at', 'is', null)
+            .where('s.event_id', 'is', null),
+        )
+        .as('setup_owed'),
+    )
     .where('i.target_type', '=', kind as 'space' | 'site')
     .where('i.target_id', '=', placeId)
     .where('i.uninstalled_at', 'is', null)
@@ -31,13 +44,17 @@ const installedIn = prepared((db, kind: string, placeId: string) =>
     .orderBy('i.created_at'),
 );
 
-/** The rows each event is owed (one per installation that receives it), in the events' order. */
+/**
+ * The rows each event is owed (one per installation that receives it), in the events' order, and
+ * the installations among them owed a setup event, as the routing read found them.
+ */
 export async function owedRows(
   ctx: ServiceContext,
   registry: IntegrationRegistry,
   events: RoutableEvent[],
   now: number,
-): Promise<{ eventId: string; rows: NewOutboxRow[] }[]> {
+): Promise<{ owed: { eventId: string; rows: NewOutboxRow[] }[]; setupOwed: Set<string> }> {
+  const setupOwed = new Set<string>();
   const places = new Map<string, ReturnType<typeof installedIn.all>>();
   const owed: { eventId: string; rows: NewOutboxRow[] }[] = [];
   for (const event of events) {
@@ -51,6 +68,7 @@ export async function owedRows(
     }
     const rows: NewOutboxRow[] = [];
     for (const installation of await installed) {
+      if (Number(installation.setup_owed)) setupOwed.add(installation.id);
       if (!(await registry.receives(installation.integration_name, installation.latest_version, event.type))) continue;
       rows.push({
         installation_id: installation.id,
@@ -66,5 +84,5 @@ export async function owedRows(
     }
     owed.push({ eventId: event.event_id, rows });
   }
-  return owed;
+  return { owed, setupOwed };
 }

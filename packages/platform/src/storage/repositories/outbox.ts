@@ -56,19 +56,6 @@ export async function insertOwed(trx: Transaction<Database>, rows: NewOutboxRow[
 export const owedKey = (row: { installation_id: string; event_id?: string | null }) =>
   `${row.installation_id} ${row.event_id}`;
 
-/** The installations among `ids` that are owed a setup event (nothing may overtake it). */
-export async function setupOwedTo(trx: Transaction<Database>, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await trx
-    .selectFrom('outbox')
-    .select('installation_id')
-    .where('dispatched_at', 'is', null)
-    .where('event_id', 'is', null)
-    .where('installation_id', 'in', ids)
-    .execute();
-  return new Set(rows.map((r) => r.installation_id));
-}
-
 /**
  * Owed rows no node holds, available now, in order, leaving out `installations` and
  * `integrations`, and rows behind a setup event their installation is still owed.
