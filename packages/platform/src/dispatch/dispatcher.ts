@@ -200,56 +200,51 @@ export class Dispatcher {
     if (events.length === 0) return 0;
     const now = this.ctx.now();
     const routing = await this.routing(events, now);
+    let ids: Map<string, number>;
     try {
-      await this.ctx.write(async (trx) => {
+      ids = await this.ctx.write(async (trx) => {
         // Another node may have routed some of them meanwhile: only those this one marks are written.
         const marked = await outbox.markRouted(
           trx,
           events.map((e) => e.event_id),
           now,
         );
-        await routing.write(trx, marked);
+        const rows = routing.rows.filter((row) => marked.has(row.event_id as string));
+        return rows.length > 0 ? outbox.insertOwed(trx, rows) : new Map<string, number>();
       });
     } catch (error) {
       routing.failed();
       throw error;
     }
-    routing.committed();
+    routing.committed(ids);
     return events.length;
   }
 
   /**
-   * Decides the outbox rows of events; the caller writes them in the transaction that stores the
-   * events (or marks them routed), and says how it ended. The rows this node takes are written
-   * claimed, their places in the pool reserved until then.
+   * Decides the outbox rows of events; the caller writes them with the events (or as it marks them
+   * routed), and says how it ended. The rows this node takes are written claimed, their places in
+   * the pool reserved until then.
    */
   private async routing(events: RoutableEvent[], now: number): Promise<EventRouting> {
     const { owed, setupOwed } = await owedRows(this.ctx, this.registry, events, now);
-    let taken: NewOutboxRow[] = [];
-    let ids = new Map<string, number>();
-    let left = false;
+    const rows = owed.flatMap((o) => o.rows);
+    let taken = this.take(rows, setupOwed, now);
     const unreserve = () => {
       for (const row of taken) this.pool.unreserve(row.installation_id);
       taken = [];
     };
     return {
-      write: async (trx, stored) => {
-        unreserve();
-        // (An event given twice is stored once, as first given.)
-        const seen = new Set<string>();
-        const rows = owed
-          .filter((o) => stored.has(o.eventId) && !seen.has(o.eventId) && seen.add(o.eventId))
-          .flatMap((o) => o.rows);
-        taken = this.take(rows, setupOwed, now);
-        left = taken.length < rows.length;
-        ids = await outbox.insertOwed(trx, rows);
-      },
+      rows,
       failed: unreserve,
-      committed: () => {
-        const rows = taken.map((row) => ({ ...row, id: ids.get(outbox.owedKey(row)), attempts: 0, available_at: 0 }));
+      committed: (ids) => {
+        const written = taken.flatMap((row) => {
+          const id = ids.get(outbox.owedKey(row));
+          return id === undefined ? [] : [{ ...row, id, attempts: 0, available_at: 0 } as OutboxRow];
+        });
+        const left = ids.size > written.length;
         unreserve();
-        if (this.running) this.pool.add(rows as OutboxRow[]);
-        else void this.release(rows as OutboxRow[]);
+        if (this.running) this.pool.add(written);
+        else void this.release(written);
         // Rows left for a claim: the loop claims them.
         if (left) this.loop.wake();
       },
@@ -262,8 +257,6 @@ export class Dispatcher {
    * (they would overtake them), of an integration backed off, or beyond the installation's hold.
    */
   private take(rows: NewOutboxRow[], setupOwed: Set<string>, now: number): NewOutboxRow[] {
-    // (A write may run twice: what an earlier run marked is unmarked first.)
-    for (const row of rows) row.claimed_until = null;
     if (!this.running || rows.length === 0) return [];
     const taken: NewOutboxRow[] = [];
     const lease = now + this.leaseMs;

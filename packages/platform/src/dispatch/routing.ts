@@ -57,7 +57,11 @@ export async function owedRows(
   const setupOwed = new Set<string>();
   const places = new Map<string, ReturnType<typeof installedIn.all>>();
   const owed: { eventId: string; rows: NewOutboxRow[] }[] = [];
+  const seen = new Set<string>();
   for (const event of events) {
+    // (An event given twice is stored once, as first given.)
+    if (seen.has(event.event_id)) continue;
+    seen.add(event.event_id);
     const payload = JSON.parse(event.payload) as Record<string, unknown>;
     const kind = SITE_EVENTS.has(event.type) ? 'site' : 'space';
     const placeId = String(kind === 'site' ? payload.siteId : payload.spaceId);

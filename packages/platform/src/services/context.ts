@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Durability } from '../storage/durability.js';
 import type { Write, WriteOptions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
@@ -68,11 +68,14 @@ export type RoutableEvent = Pick<Database['events'], 'event_id' | 'type' | 'payl
 
 /** The outbox rows routing decided for some events, to write with them. */
 export interface EventRouting {
-  /** In the transaction that stores (or marks) the events: writes the rows of those in `events`. May run again. */
-  write(trx: Transaction<Database>, events: ReadonlySet<string>): Promise<void>;
-  /** That transaction committed: start what this node took. */
-  committed(): void;
-  /** That transaction failed: give back what was reserved. */
+  /**
+   * The rows, those of each event id's first occurrence; the rows this node takes are claimed
+   * (`claimed_until` set). Write only those of the events the write stores.
+   */
+  rows: Insertable<Database['outbox']>[];
+  /** The write committed; `ids` are the rows written, by installation and event (`owedKey`). */
+  committed(ids: ReadonlyMap<string, number>): void;
+  /** The write failed: what was reserved is given back. */
   failed(): void;
 }
 

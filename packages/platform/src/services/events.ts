@@ -1,12 +1,13 @@
 /**
- * Platform events in: persisted (idempotent on eventId) and acknowledged once committed. Where the
- * dispatcher routes on ingest (SQLite, decision 027) they are routed in the same transaction
- * (their outbox rows written with them); otherwise stored unrouted, and a dispatcher routes them
- * later.
+ * Platform events in: persisted (idempotent on eventId) and acknowledged once committed. While a
+ * dispatcher runs on this node they are routed as they are stored, on both back ends: their outbox
+ * rows are written in the same write (storage/repositories/events.ts); otherwise they are stored
+ * unrouted, and a dispatcher routes them later.
  */
 import { randomBytes } from 'node:crypto';
 import { SITE_EVENTS } from '../dispatch/routing.js';
 import { ApiError, notFound } from '../errors.js';
+import { oneStatement, type Stored, storeEvents } from '../storage/repositories/events.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
 
@@ -91,35 +92,22 @@ export async function ingestEvents(
   }
   let inserted = new Set<string>();
   if (rows.length > 0) {
-    // Routed in the same transaction where the dispatcher offers it (no second transaction, and no
-    // pass of the dispatcher's loop, per event); else stored unrouted for a dispatcher to route.
     // (Should deciding the routing fail, the events are stored unrouted: the dispatcher's loop
     // routes them, and logs what fails.)
     const routing = await ctx.routeOnIngest(rows, now).catch(() => undefined);
     for (const row of rows) row.routed_at = routing ? now : null;
+    const owed = routing?.rows ?? [];
+    let stored: Stored;
     try {
-      inserted = await ctx.write(
-        async (trx) => {
-          const stored = new Set<string>();
-          for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-            const chunk = await trx
-              .insertInto('events')
-              .values(rows.slice(i, i + INSERT_CHUNK))
-              .onConflict((oc) => oc.column('event_id').doNothing())
-              .returning('event_id')
-              .execute();
-            for (const { event_id } of chunk) stored.add(event_id);
-          }
-          await routing?.write(trx, stored);
-          return stored;
-        },
-        { standalone: routing === undefined && rows.length <= INSERT_CHUNK },
-      );
+      stored = await ctx.write((trx) => storeEvents(trx, ctx.dialect, rows, owed), {
+        standalone: oneStatement(ctx.dialect, rows.length, owed.length),
+      });
     } catch (error) {
       routing?.failed();
       throw error;
     }
-    routing?.committed();
+    routing?.committed(stored.owed);
+    inserted = stored.events;
     if (routing === undefined && inserted.size > 0) ctx.wake('events');
   }
   const answered = new Set<string>();
@@ -131,6 +119,3 @@ export async function ingestEvents(
     return { eventId, duplicate };
   });
 }
-
-/** Rows per INSERT statement (well under SQLite's limit on bound parameters). */
-const INSERT_CHUNK = 500;

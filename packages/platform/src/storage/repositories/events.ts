@@ -1,0 +1,93 @@
+/**
+ * Storing events with the outbox rows routing decided for them, in one write: an event already
+ * stored (its `eventId` seen before) is left as it was, and only the rows of events this write
+ * stored are inserted. On PostgreSQL a write of up to `ONE_STATEMENT` events is one statement
+ * (the rows' insert joins the events' insert as a data-modifying CTE), so it needs no transaction;
+ * on SQLite, where a statement costs no round trip, it is two statements in the shared transaction.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../schema.js';
+import { insertOwed, type NewOutboxRow, owedKey } from './outbox.js';
+
+type Dialect = 'sqlite' | 'postgres';
+/** Rows per INSERT statement (well under SQLite's limit on bound parameters). */
+const CHUNK = 500;
+/** Events (and as many owed rows) that PostgreSQL stores in one statement. */
+export const ONE_STATEMENT = 200;
+
+export interface Stored {
+  /** The events this write stored (the others were stored before). */
+  events: Set<string>;
+  /** The ids of the owed rows written, by `owedKey`. */
+  owed: Map<string, number>;
+}
+
+export function oneStatement(dialect: Dialect, events: number, owed: number): boolean {
+  return dialect === 'postgres' && events <= ONE_STATEMENT && owed <= ONE_STATEMENT;
+}
+
+export async function storeEvents(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  events: Database['events'][],
+  owed: NewOutboxRow[],
+): Promise<Stored> {
+  if (oneStatement(dialect, events.length, owed.length)) return storeInOneStatement(trx, events, owed);
+  const stored = new Set<string>();
+  for (let i = 0; i < events.length; i += CHUNK) {
+    const chunk = await trx
+      .insertInto('events')
+      .values(events.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.column('event_id').doNothing())
+      .returning('event_id')
+      .execute();
+    for (const { event_id } of chunk) stored.add(event_id);
+  }
+  const rows = owed.filter((row) => stored.has(row.event_id as string));
+  return { events: stored, owed: rows.length > 0 ? await insertOwed(trx, rows) : new Map() };
+}
+
+async function storeInOneStatement(
+  trx: Transaction<Database>,
+  events: Database['events'][],
+  owed: NewOutboxRow[],
+): Promise<Stored> {
+  const eventValues = sql.join(
+    events.map((e) => sql`(${e.event_id}, ${e.type}, ${e.payload}, ${e.received_at}, ${e.routed_at})`),
+  );
+  const insertEvents = sql`INSERT INTO events (event_id, type, payload, received_at, routed_at) VALUES ${eventValues}
+    ON CONFLICT (event_id) DO NOTHING RETURNING event_id`;
+  type Answer = { event_id: string; id: string | number | null; installation_id: string | null };
+  let answer: Answer[];
+  if (owed.length === 0) {
+    answer = (
+      await sql<Answer>`WITH e AS (${insertEvents}) SELECT event_id, NULL AS id, NULL AS installation_id FROM e`.execute(
+        trx,
+      )
+    ).rows;
+  } else {
+    const rowValues = sql.join(
+      owed.map(
+        (r) =>
+          sql`(${r.installation_id}::text, ${r.integration_name}::text, ${r.event_id}::text, ${r.event_type}::text, ${r.event}::text, ${r.created_at}::bigint, ${r.dispatched_at ?? null}::bigint, ${r.claimed_until ?? null}::bigint, ${r.outcome ?? null}::text)`,
+      ),
+    );
+    answer = (
+      await sql<Answer>`WITH e AS (${insertEvents}),
+      o AS (
+        INSERT INTO outbox (installation_id, integration_name, event_id, event_type, event, created_at, dispatched_at, claimed_until, outcome)
+        SELECT v.* FROM (VALUES ${rowValues}) AS v (installation_id, integration_name, event_id, event_type, event, created_at, dispatched_at, claimed_until, outcome)
+        WHERE v.event_id IN (SELECT event_id FROM e)
+        RETURNING id, installation_id, event_id
+      )
+      SELECT event_id, NULL::bigint AS id, NULL::text AS installation_id FROM e
+      UNION ALL SELECT event_id, id, installation_id FROM o`.execute(trx)
+    ).rows;
+  }
+  const stored: Stored = { events: new Set(), owed: new Map() };
+  for (const row of answer) {
+    if (row.installation_id === null) stored.events.add(row.event_id);
+    else stored.owed.set(owedKey({ installation_id: row.installation_id, event_id: row.event_id }), Number(row.id));
+  }
+  return stored;
+}
