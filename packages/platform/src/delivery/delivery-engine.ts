@@ -22,6 +22,7 @@
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import { AdaptiveLimits } from '../queue/adaptive-limits.js';
+import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { DeliveryIntake, DeliveryTarget, Handoff, ServiceContext } from '../services/context.js';
@@ -76,8 +77,6 @@ export class DeliveryEngine {
   private readonly now: () => number;
   private readonly attempts: AttemptSettings;
   private readonly leaseMs: number;
-  private readonly hold: number;
-  private readonly holdTotal: number;
   private readonly limits: AdaptiveLimits;
   private readonly pool: KeyedPool<Job>;
   private readonly loop: WakeLoop;
@@ -85,13 +84,8 @@ export class DeliveryEngine {
   private readonly inFlight = new Set<Promise<void>>();
   /** Ids of the deliveries in the pool (waiting, in flight, waiting for a retry). */
   private readonly mine = new Set<string>();
-  /**
-   * Endpoints with deliveries waiting unclaimed in the database (their hold was full when asked
-   * for): new ones go there too, behind them, until a claim has taken them.
-   */
-  private spilled = new Set<string>();
-  /** Whether deliveries this node knows nothing of may wait unclaimed (another node's, redeliveries, before the first claim). */
-  private unknownWaiting = true;
+  /** Which endpoints have deliveries left unclaimed in the database, and whether unknown ones may wait. */
+  private readonly backlog: Backlog<Job>;
   private running = false;
   private renewTimer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
@@ -107,8 +101,6 @@ export class DeliveryEngine {
     this.now = options.now ?? (() => options.ctx.now());
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? timeoutMs + 20_000;
-    this.hold = options.hold ?? 64;
-    this.holdTotal = this.hold * HOLD_ENDPOINTS;
     this.attempts = {
       ctx: options.ctx,
       userAgent: options.userAgent,
@@ -135,6 +127,7 @@ export class DeliveryEngine {
             : perInstallation,
       run: (job) => this.run(job),
     });
+    this.backlog = new Backlog(this.pool, options.hold ?? 64, HOLD_ENDPOINTS);
     this.loop = new WakeLoop(
       async () => {
         while ((await this.claim()) && !this.loop.isStopped) {}
@@ -170,7 +163,7 @@ export class DeliveryEngine {
 
   /** Deliveries may wait unclaimed in the database (a redelivery, a recovery): look for them. */
   wake(): void {
-    this.unknownWaiting = true;
+    this.backlog.lookAgain();
     this.loop.wake();
   }
 
@@ -201,14 +194,13 @@ export class DeliveryEngine {
     if (!this.running) return undefined;
     const turn = target.endpointId;
     // Nothing overtakes deliveries of its endpoint that wait unclaimed (or may).
-    if (this.unknownWaiting || this.spilled.has(turn) || !this.hasRoom(turn, this.hold)) {
-      this.spilled.add(turn);
+    if (!this.backlog.mayTake(turn)) {
       return {
         lease: null,
         start: () => {
           // (A claim may have run before the insert committed.)
-          this.spilled.add(turn);
-          if (this.claimWorthwhile()) this.loop.wake();
+          this.backlog.leftFor(turn);
+          if (this.backlog.worthClaiming()) this.loop.wake();
         },
         cancel: () => {},
       };
@@ -230,18 +222,6 @@ export class DeliveryEngine {
       },
       cancel: close,
     };
-  }
-
-  /** Whether `turn` may have another delivery waiting here (at most `limit`, and the node's bound). */
-  private hasRoom(turn: string, limit: number): boolean {
-    return this.pool.waitingOf(turn) < limit && this.pool.waiting < this.holdTotal;
-  }
-
-  /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an endpoint with room. */
-  private claimWorthwhile(): boolean {
-    if (this.unknownWaiting) return true;
-    for (const turn of this.spilled) if (this.hasRoom(turn, this.hold / 2)) return true;
-    return false;
   }
 
   private add(jobs: Job[]): void {
@@ -277,7 +257,7 @@ export class DeliveryEngine {
       })
       .finally(() => {
         this.inFlight.delete(attempt);
-        if (this.claimWorthwhile()) this.loop.wake();
+        if (this.backlog.worthClaiming()) this.loop.wake();
       });
     this.inFlight.add(attempt);
   }
@@ -301,13 +281,12 @@ export class DeliveryEngine {
    * find more.
    */
   private async claim(): Promise<boolean> {
-    const room = this.holdTotal - this.pool.waiting;
+    const room = this.backlog.room;
     if (room <= 0) return false;
     const now = this.now();
-    // Endpoints whose hold is over half full wait for it to drain before a claim takes more.
-    const full = [...this.pool.turns()].filter((turn) => !this.hasRoom(turn, this.hold / 2));
+    const full = this.backlog.full();
     const limit = Math.min(CLAIM_LIMIT, room);
-    const taken = await this.ctx.write(async (trx) => {
+    const claim = await this.ctx.write(async (trx) => {
       const due = await queue.dueDeliveries(trx, this.ctx.dialect, {
         now,
         retries: limit,
@@ -316,33 +295,20 @@ export class DeliveryEngine {
       });
       // (A row whose lease ran out while it waits here, its renewal late, stays this node's.)
       const retries = due.retries.filter((row) => !this.mine.has(row.id));
-      const firsts: DeliveryRow[] = [];
-      const skipped = new Set<string>();
-      const per = new Map<string, number>();
-      for (const row of due.firsts) {
-        if (this.mine.has(row.id)) continue;
-        const turn = endpointKey(row);
-        const n = per.get(turn) ?? this.pool.waitingOf(turn);
-        if (n >= this.hold) skipped.add(turn);
-        else {
-          per.set(turn, n + 1);
-          firsts.push(row);
-        }
-      }
-      await queue.claim(trx, [...retries, ...firsts], now + this.leaseMs);
-      return { retries, firsts, skipped, complete: due.firsts.length < limit && due.retries.length < limit };
+      const { taken, skipped } = this.backlog.take(
+        due.firsts.filter((row) => !this.mine.has(row.id)),
+        endpointKey,
+      );
+      await queue.claim(trx, [...retries, ...taken], now + this.leaseMs);
+      return { retries, taken, skipped, complete: due.firsts.length < limit && due.retries.length < limit };
     });
-    if (taken.complete) {
-      // The claim saw every row waiting outside `full`: the endpoints it knew of have no more.
-      this.spilled = new Set([...[...this.spilled].filter((turn) => full.includes(turn)), ...taken.skipped]);
-      this.unknownWaiting = false;
-    } else for (const turn of taken.skipped) this.spilled.add(turn);
-    for (const row of taken.retries) {
+    this.backlog.claimed({ ...claim, full });
+    for (const row of claim.retries) {
       this.mine.add(row.id);
       this.pool.force({ row });
     }
-    this.add(taken.firsts.map((row) => ({ row })));
-    return !taken.complete && taken.retries.length + taken.firsts.length > 0;
+    this.add(claim.taken.map((row) => ({ row })));
+    return !claim.complete && claim.retries.length + claim.taken.length > 0;
   }
 
   /** Renews the leases of waiting deliveries before an attempt could outlast them; one another node took is dropped. */

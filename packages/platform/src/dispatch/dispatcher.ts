@@ -19,6 +19,7 @@ import type { PlatformEvent } from '@portico/runtime';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
+import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import { CircuitBreakers } from '../services/circuit-breaker.js';
@@ -71,13 +72,9 @@ export class Dispatcher {
   private readonly pool: KeyedPool<OutboxRow>;
   private readonly loop: WakeLoop;
   private readonly leaseMs: number;
-  private readonly hold: number;
-  private readonly holdTotal: number;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Installations with owed rows left unclaimed for want of room: routing hands none of theirs over until a claim took them. */
-  private spilled = new Set<string>();
-  /** Whether owed rows this node knows nothing of may wait unclaimed (retries, setup events, other nodes'). */
-  private unknownWaiting = true;
+  /** Which installations have rows left unclaimed in the database, and whether unknown ones may wait. */
+  private readonly backlog: Backlog<OutboxRow>;
   private running = false;
   private lastFill = 0;
 
@@ -85,7 +82,7 @@ export class Dispatcher {
   readonly intake = {
     /** New work is in the outbox (or, with 'events', events wait to be routed). */
     wake: (what?: 'events') => {
-      if (what !== 'events') this.unknownWaiting = true;
+      if (what !== 'events') this.backlog.lookAgain();
       this.loop.wake();
     },
     /** Decides the routing of events being stored; undefined while no dispatcher runs here (they are stored unrouted). */
@@ -96,8 +93,6 @@ export class Dispatcher {
   constructor(private readonly options: DispatcherOptions) {
     this.ctx = options.ctx;
     this.leaseMs = options.leaseMs ?? 30_000;
-    this.hold = options.hold ?? 64;
-    this.holdTotal = this.hold * HOLD_INSTALLATIONS;
     this.registry = new IntegrationRegistry(options.ctx, options.hosts, options.logger);
     this.breakers = new CircuitBreakers({
       now: () => this.ctx.now(),
@@ -130,10 +125,11 @@ export class Dispatcher {
       },
       run: (row) => this.run(row),
     });
+    this.backlog = new Backlog(this.pool, options.hold ?? 64, HOLD_INSTALLATIONS);
     this.loop = new WakeLoop(
       async () => {
         while ((await this.routeEvents()) === ROUTE_BATCH && !this.loop.isStopped) {}
-        if (!this.claimWorthwhile() && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
+        if (!this.backlog.worthClaiming() && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
         this.lastFill = performance.now();
         while ((await this.claim()) && !this.loop.isStopped) {}
       },
@@ -262,15 +258,11 @@ export class Dispatcher {
     const lease = now + this.leaseMs;
     for (const row of rows) {
       const id = row.installation_id;
-      if (
-        this.spilled.has(id) ||
-        setupOwed.has(id) ||
-        this.breakers.state(row.integration_name) !== 'closed' ||
-        !this.hasRoom(id, this.hold)
-      ) {
-        this.spilled.add(id);
+      if (setupOwed.has(id) || this.breakers.state(row.integration_name) !== 'closed') {
+        this.backlog.leftFor(id);
         continue;
       }
+      if (!this.backlog.mayTake(id)) continue;
       this.pool.reserve(id);
       row.claimed_until = lease;
       taken.push(row);
@@ -278,58 +270,32 @@ export class Dispatcher {
     return taken;
   }
 
-  private hasRoom(installationId: string, limit: number): boolean {
-    return this.pool.waitingOf(installationId) < limit && this.pool.waiting < this.holdTotal;
-  }
-
-  /** Whether a claim could take rows now: rows wait that this node knows nothing of, or for an installation with room. */
-  private claimWorthwhile(): boolean {
-    if (this.unknownWaiting) return true;
-    for (const id of this.spilled) if (this.hasRoom(id, this.hold / 2)) return true;
-    return false;
-  }
-
   /** Claims owed rows into the pool, at most `hold` waiting per installation; answers whether another claim may find more. */
   private async claim(): Promise<boolean> {
-    const room = this.holdTotal - this.pool.waiting;
+    const room = this.backlog.room;
     if (room <= 0) return false;
     const now = this.ctx.now();
-    const full = [...this.pool.turns()].filter((id) => !this.hasRoom(id, this.hold / 2));
+    const full = this.backlog.full();
     // Rows of an integration backed off wait; one that may be probed gets one row while none is in flight.
     const backedOff = this.breakers
       .tripped()
       .filter(([name, state]) => state === 'open' || this.pool.underWayOf(`g ${name}`) >= 1)
       .map(([name]) => name);
     const limit = Math.min(CLAIM_LIMIT, room);
-    const claimed = await this.ctx.write(async (trx) => {
-      const candidates = await outbox.claimable(trx, this.ctx.dialect, {
+    const claim = await this.ctx.write(async (trx) => {
+      const found = await outbox.claimable(trx, this.ctx.dialect, {
         now,
         limit,
         installations: full,
         integrations: backedOff,
       });
-      const taken: OutboxRow[] = [];
-      const skipped = new Set<string>();
-      const per = new Map<string, number>();
-      for (const row of candidates) {
-        const id = row.installation_id;
-        const n = per.get(id) ?? this.pool.waitingOf(id);
-        if (n >= this.hold) skipped.add(id);
-        else {
-          per.set(id, n + 1);
-          taken.push(row);
-        }
-      }
+      const { taken, skipped } = this.backlog.take(found, (row) => row.installation_id);
       await outbox.claim(trx, taken, now + this.leaseMs);
-      return { taken, skipped, complete: candidates.length < limit };
+      return { taken, skipped, complete: found.length < limit };
     });
-    // A claim that saw every claimable row also learnt that the installations it knew of have no more.
-    if (claimed.complete) {
-      this.spilled = new Set([...[...this.spilled].filter((id) => full.includes(id)), ...claimed.skipped]);
-      this.unknownWaiting = false;
-    } else for (const id of claimed.skipped) this.spilled.add(id);
-    this.pool.add(claimed.taken);
-    return claimed.taken.length > 0 && !claimed.complete;
+    this.backlog.claimed({ ...claim, full });
+    this.pool.add(claim.taken);
+    return claim.taken.length > 0 && !claim.complete;
   }
 
   /** Dispatches a row the pool started (its slots taken). */
@@ -343,7 +309,7 @@ export class Dispatcher {
       .finally(() => {
         this.inFlight.delete(dispatch);
         this.pool.finished(row);
-        if (this.claimWorthwhile()) this.loop.wake();
+        if (this.backlog.worthClaiming()) this.loop.wake();
       });
     this.inFlight.add(dispatch);
   }

@@ -1,0 +1,65 @@
+/** The backlog on its own: when new work may skip the database, and how claims share the pool's room. */
+import { describe, expect, it } from 'vitest';
+import { Backlog } from './backlog.js';
+import { KeyedPool } from './keyed-pool.js';
+
+interface Item {
+  id: number;
+  key: string;
+}
+
+/** A pool that starts nothing (every cap 0), so what is added waits. */
+function setup(hold = 4, keys = 2) {
+  const pool = new KeyedPool<Item>({
+    concurrency: 10,
+    turnOf: (item) => item.key,
+    slotsOf: (item) => [item.key],
+    capOf: () => 0,
+    run: () => {},
+  });
+  return { pool, backlog: new Backlog(pool, hold, keys) };
+}
+const rows = (key: string, n: number) => Array.from({ length: n }, (_, id) => ({ id, key }));
+
+describe('the backlog', () => {
+  it('lets nothing skip the database until a claim has seen all that waits there', () => {
+    const { backlog } = setup();
+    expect(backlog.mayTake('a')).toBe(false);
+    expect(backlog.worthClaiming()).toBe(true);
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    // 'a' was marked left when it could not skip: the complete claim saw it has nothing left.
+    expect(backlog.mayTake('a')).toBe(true);
+    expect(backlog.worthClaiming()).toBe(false);
+    backlog.lookAgain();
+    expect(backlog.mayTake('b')).toBe(false);
+  });
+
+  it('bounds what waits per key and on the node; a full key is left out of claims until it drains to half', () => {
+    const { pool, backlog } = setup(4, 2);
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    pool.add(rows('a', 4));
+    expect(backlog.mayTake('a')).toBe(false); // its hold is full: its new work waits in the database
+    expect(backlog.full()).toEqual(['a']);
+    expect(backlog.worthClaiming()).toBe(false);
+    pool.take((item) => item.id < 3); // drained below half
+    expect(backlog.full()).toEqual([]);
+    expect(backlog.worthClaiming()).toBe(true);
+    expect(backlog.room).toBe(8 - 1);
+  });
+
+  it('takes up to each key’s room from a claim and remembers the keys it skipped some of', () => {
+    const { pool, backlog } = setup(4, 4);
+    pool.add(rows('a', 3));
+    const { taken, skipped } = backlog.take([...rows('a', 3), ...rows('b', 5)], (row) => row.key);
+    expect(taken.map((r) => r.key)).toEqual(['a', 'b', 'b', 'b', 'b']);
+    expect([...skipped].sort()).toEqual(['a', 'b']);
+    backlog.claimed({ skipped, full: [], complete: true });
+    expect(backlog.mayTake('b')).toBe(false);
+    expect(backlog.mayTake('c')).toBe(true);
+    // A complete claim that left 'b' out (full) does not forget it; one that took everything does.
+    backlog.claimed({ skipped: new Set(), full: ['b'], complete: true });
+    expect(backlog.mayTake('b')).toBe(false);
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    expect(backlog.mayTake('b')).toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+import type { KeyedPool } from './keyed-pool.js';
+
+/**
+ * What a node knows of the work waiting unclaimed in the database, beside its pool: which turn keys
+ * have work left there (it was made while their place in the pool was full), and whether work it
+ * knows nothing of may wait (another node's, a retry, before its first claim). Both engines use it
+ * to decide when new work may go straight into the pool (it must not overtake older work of its
+ * key left in the database), when a claim is worth making, and how much of a claim each key takes.
+ *
+ * Bounds: each turn key may have `hold` items waiting in the pool, the node `hold × keys`; a claim
+ * leaves out keys more than half full, so it takes work for those that can use it.
+ */
+export class Backlog<T> {
+  private readonly holdTotal: number;
+  /** Turn keys with work left unclaimed in the database. */
+  private left = new Set<string>();
+  /** Whether work this node knows nothing of may wait unclaimed. */
+  private unknown = true;
+
+  constructor(
+    private readonly pool: KeyedPool<T>,
+    private readonly hold: number,
+    keys: number,
+  ) {
+    this.holdTotal = hold * keys;
+  }
+
+  /** Places left in the pool on this node. */
+  get room(): number {
+    return this.holdTotal - this.pool.waiting;
+  }
+
+  /**
+   * Whether new work of `turn` may go straight into the pool: nothing of its key waits unclaimed
+   * (or may), and its place has room. When not, the key is marked: its work waits in the database.
+   */
+  mayTake(turn: string): boolean {
+    if (!this.unknown && !this.left.has(turn) && this.hasRoom(turn, this.hold)) return true;
+    this.left.add(turn);
+    return false;
+  }
+
+  /** Work of `turn` was left in the database. */
+  leftFor(turn: string): void {
+    this.left.add(turn);
+  }
+
+  /** Work this node knows nothing of may wait (a wake from elsewhere). */
+  lookAgain(): void {
+    this.unknown = true;
+  }
+
+  /** Whether a claim could take work now: work waits that this node knows nothing of, or for a key with room. */
+  worthClaiming(): boolean {
+    if (this.unknown) return true;
+    for (const turn of this.left) if (this.hasRoom(turn, this.hold / 2)) return true;
+    return false;
+  }
+
+  /** Turn keys a claim leaves out: their place in the pool is over half full. */
+  full(): string[] {
+    return [...this.pool.turns()].filter((turn) => !this.hasRoom(turn, this.hold / 2));
+  }
+
+  /** What a claim takes of the rows it found: up to its key's room in the pool each; `skipped`, the keys it left some of. */
+  take<R>(rows: R[], turnOf: (row: R) => string): { taken: R[]; skipped: Set<string> } {
+    const taken: R[] = [];
+    const skipped = new Set<string>();
+    const per = new Map<string, number>();
+    for (const row of rows) {
+      const turn = turnOf(row);
+      const n = per.get(turn) ?? this.pool.waitingOf(turn);
+      if (n >= this.hold) skipped.add(turn);
+      else {
+        per.set(turn, n + 1);
+        taken.push(row);
+      }
+    }
+    return { taken, skipped };
+  }
+
+  /**
+   * A claim committed. One that saw every row it could (`complete`) also learnt that the keys this
+   * node knew of have none left, but those it left out (`full`) and those it skipped some of.
+   */
+  claimed(claim: { skipped: Set<string>; full: string[]; complete: boolean }): void {
+    if (claim.complete) {
+      this.left = new Set([...[...this.left].filter((turn) => claim.full.includes(turn)), ...claim.skipped]);
+      this.unknown = false;
+    } else for (const turn of claim.skipped) this.left.add(turn);
+  }
+
+  private hasRoom(turn: string, limit: number): boolean {
+    return this.pool.waitingOf(turn) < limit && this.pool.waiting < this.holdTotal;
+  }
+}
