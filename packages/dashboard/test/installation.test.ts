@@ -37,8 +37,9 @@ describe('the installation page', { timeout: 120_000 }, () => {
     installationId = page.url().split('/').pop() as string;
     await page.getByText('pending', { exact: true }).waitFor();
     const missing = page.getByRole('list', { name: 'What is missing' });
-    expect(await missing.textContent()).toMatch(/api_key/);
-    expect(await missing.textContent()).toMatch(/project/);
+    // Named by their titles, not by property names in backticks.
+    expect(await missing.textContent()).toMatch(/API key is required/);
+    expect(await missing.textContent()).toMatch(/Project is required/);
 
     // Every field labelled by its property's title; defaults filled in.
     expect(await form().getByLabel('Limit').inputValue()).toBe('10');
@@ -96,7 +97,7 @@ describe('the installation page', { timeout: 120_000 }, () => {
     await form().getByLabel('API key').fill('');
     await form().getByRole('button', { name: 'Save' }).click();
     await page.getByText('pending', { exact: true }).waitFor();
-    expect(await form().textContent()).toMatch(/api_key/);
+    expect(await form().textContent()).toMatch(/API key is required/);
     await form().getByLabel('API key').fill('key-456');
     await form().getByRole('button', { name: 'Save' }).click();
     await page.getByText('active', { exact: true }).waitFor();

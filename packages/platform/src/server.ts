@@ -87,6 +87,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     now: Date.now,
     publicUrl: '',
     apiUrl: '',
+    allowPrivateNetwork: config.allowPrivateNetwork,
     wake: () => {},
     deliveries: NO_DELIVERY_ENGINE,
   };

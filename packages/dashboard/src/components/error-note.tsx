@@ -1,4 +1,5 @@
 import { ApiError } from '../api/client';
+import { MessageText } from './message-text';
 
 /** An error as a person reads it: what the server said and, for an API error, its code. */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
@@ -6,7 +7,7 @@ export function ErrorNote({ error, title }: { error: unknown; title?: string }) 
   return (
     <div role="alert" className="error-note">
       {title ? <strong>{title}: </strong> : null}
-      {message}
+      <MessageText message={message} />
       {error instanceof ApiError && error.code ? <span className="error-code"> ({error.code})</span> : null}
     </div>
   );

@@ -156,6 +156,9 @@ export const ConfigurationResult = z
     status: z.enum(['pending', 'active', 'paused']),
     configuration: z.record(z.string(), z.unknown()),
     errors: z.array(z.object({ path: z.string(), message: z.string() })),
+    warnings: z.array(z.object({ path: z.string(), message: z.string() })).openapi({
+      description: 'What a person should know although it validates (a webhook with no event selected)',
+    }),
   })
   .openapi('ConfigurationResult');
 

@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { MessageText } from '../../components/message-text';
 import { StatusText } from '../../components/status-text';
 
 /** The status, what is missing while pending, and Pause/Resume/Uninstall. */
@@ -30,6 +31,7 @@ export function StatusPanel({ installation }: { installation: InstallationPage }
     },
   });
   const missing = installation.status === 'pending' ? installation.errors : [];
+  const titles = new Map(installation.fields.map((field) => [field.name, field.title] as const));
   return (
     <div className="panel">
       <div className="row">
@@ -58,7 +60,9 @@ export function StatusPanel({ installation }: { installation: InstallationPage }
           <p>It becomes active once its configuration is complete. Missing:</p>
           <ul aria-label="What is missing">
             {missing.map((error) => (
-              <li key={`${error.path}:${error.message}`}>{error.message}</li>
+              <li key={`${error.path}:${error.message}`}>
+                <MessageText message={error.message} titles={titles} />
+              </li>
             ))}
           </ul>
         </div>
