@@ -11,7 +11,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
-import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
+import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
+import { sendTestDelivery } from '../delivery/test-delivery.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
 import type { DispatchGrant, Principal, ServiceContext } from '../services/context.js';
@@ -703,7 +704,8 @@ export function createApp(options: AppOptions) {
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/signing-secret',
-      summary: 'The current signing secret of X-Platform-Signature (created on first use)',
+      summary:
+        'The current signing secret of X-Platform-Signature (created on first use), and the previous ones still signing after a rotation',
       tags: tags.deliveries,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
@@ -712,7 +714,7 @@ export function createApp(options: AppOptions) {
     async (c) => {
       const { id } = c.req.valid('param');
       await authorizedInstallation(ctx, await principal(c), id);
-      return c.json({ secret: (await validSecrets(ctx, id))[0] as string }, 200);
+      return c.json(await secretsView(ctx, id), 200);
     },
   );
 
@@ -729,8 +731,23 @@ export function createApp(options: AppOptions) {
     async (c) => {
       const { id } = c.req.valid('param');
       await authorizedInstallation(ctx, await principal(c), id);
-      return c.json({ secret: await rotateSecret(ctx, id) }, 200);
+      await rotateSecret(ctx, id);
+      return c.json(await secretsView(ctx, id), 200);
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/test-delivery',
+      summary:
+        'Send test event: a signed example `{ eventId, type: "webhook_test", installationId, test: true }` to the configured URL, through the delivery engine',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 202: jsonAnswer(S.TestDelivery), ...errorResponses },
+    }),
+    async (c) => c.json(await sendTestDelivery(ctx, await principal(c), c.req.valid('param').id), 202),
   );
 
   const publicEndpoint = async (c: Context) => callPublicEndpoint(ctx, dispatcher, c.req.param('id') ?? '', c.req.raw);

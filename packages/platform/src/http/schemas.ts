@@ -305,4 +305,15 @@ export const Delivery = z
   })
   .openapi('Delivery');
 
-export const SigningSecret = z.object({ secret: z.string() }).openapi('SigningSecret');
+export const SigningSecret = z
+  .object({
+    secret: z.string().openapi({ description: 'The current secret: it signs every delivery' }),
+    previous: z
+      .array(z.object({ secret: z.string(), expiresAt: z.string() }))
+      .openapi({ description: 'Secrets replaced by a rotation that still sign until expiresAt (24 h), newest first' }),
+  })
+  .openapi('SigningSecret');
+
+export const TestDelivery = z
+  .object({ id: z.string(), status: z.string(), eventId: z.string(), url: z.string() })
+  .openapi('TestDelivery', { description: 'The test delivery: follow it in GET /v1/installations/{id}/deliveries' });

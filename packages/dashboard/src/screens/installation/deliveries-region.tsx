@@ -105,6 +105,12 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   );
 }
 
+/** An event type in words: `space_content_updated` → Space content updated. */
+function eventName(type: string): string {
+  const words = type.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 function DeliveryRow({ delivery, installationId }: { delivery: Delivery; installationId: string }) {
   const client = useQueryClient();
   const redeliver = useMutation({
@@ -117,7 +123,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         <TimeText at={delivery.createdAt} />
       </td>
       <td>
-        {delivery.type}
+        {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : eventName(delivery.type)}
         <div className="muted">{delivery.eventId}</div>
         <div className="muted">{delivery.url}</div>
         {delivery.redeliveryOf ? <div className="muted">redelivery of {delivery.redeliveryOf}</div> : null}

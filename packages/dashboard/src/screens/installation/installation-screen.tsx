@@ -60,7 +60,7 @@ export function InstallationScreen() {
       {webhook || page.endpoints.length > 0 ? (
         <>
           <DeliveriesRegion installationId={page.id} live={live} />
-          <EndpointHealth installationId={page.id} endpoints={page.endpoints} />
+          <EndpointHealth installation={page} />
           <SigningSecretPanel installationId={page.id} />
         </>
       ) : null}
@@ -89,11 +89,18 @@ function ScreenComponents({
       {components.map((component) => (
         <section key={component.id} aria-labelledby={`component-${component.id}`}>
           <h3 className="component-title" id={`component-${component.id}`}>
-            {component.title}
+            {titleOf(component)}
           </h3>
           <ComponentFrame installationId={installationId} componentId={component.id} title={component.title} />
         </section>
       ))}
     </div>
   );
+}
+
+/** A component's title; one without its own (named by its id) reads as words: `webhook-configuration` → Webhook configuration. */
+function titleOf(component: { id: string; title: string }): string {
+  if (component.title !== component.id) return component.title;
+  const words = component.id.replace(/[-_]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
