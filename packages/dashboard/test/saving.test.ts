@@ -7,6 +7,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedReceiver } from '../../platform/src/test-support/webhook-world.js';
+import { axeViolations } from './support/axe.js';
 import { screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const org = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'webhook' })).body.id as string;
   webhook = (await ada('POST', `/v1/installations/${org}/spaces/docs`)).body.id as string;
   showcase = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'showcase' })).body.id as string;
-  page = await world.page();
+  page = await world.page({ bypassCSP: true });
   await signIn(page, world.url, world.tokens.ada);
 }, 120_000);
 
@@ -59,6 +60,7 @@ describe('nothing wrong is saved', { timeout: 120_000 }, () => {
       await page.getByText('pending', { exact: true }).waitFor();
     }
     await screenshot(page, 'webhook-url-refused');
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('refuses what only the server can tell, with the field’s error (a bypass of the browser’s check)', async () => {
@@ -95,6 +97,7 @@ describe('nothing wrong is saved', { timeout: 120_000 }, () => {
     await page.getByText('No event is selected: nothing is delivered until you select at least one event').waitFor();
     expect((await stored(webhook)).configuration.url).toBe(url);
     await screenshot(page, 'webhook-no-event');
+    expect(await axeViolations(page)).toEqual([]);
 
     await form().getByText('Content updates (spaces)').click();
     // An edit since the save: the old "Saved." goes.
@@ -146,7 +149,7 @@ describe('nothing wrong is saved', { timeout: 120_000 }, () => {
   });
 
   it('shows the same at 390 px wide', async () => {
-    const narrow = await world.page({ width: 390, height: 844 });
+    const narrow = await world.page({ width: 390, height: 844, bypassCSP: true });
     await signIn(narrow, world.url, world.tokens.ada);
     await narrow.goto(`${world.url}/installations/${webhook}`);
     const narrowForm = narrow.getByRole('form', { name: 'Configuration' });
@@ -156,5 +159,6 @@ describe('nothing wrong is saved', { timeout: 120_000 }, () => {
     const width = await narrow.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(390);
     await screenshot(narrow, 'webhook-url-refused-390');
+    expect(await axeViolations(narrow)).toEqual([]);
   });
 });

@@ -21,7 +21,6 @@ beforeAll(async () => {
   receiver = new ScriptedReceiver();
   await receiver.start();
   page = await world.page();
-  page.on('dialog', (dialog) => void dialog.accept());
   await signIn(page, world.url, world.tokens.ada);
 }, 120_000);
 
@@ -57,7 +56,8 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('Docs', { exact: true }).click();
     await page.getByRole('button', { name: 'Save spaces' }).click();
-    await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'space docs' }).click();
+    await page.getByText('Saved: installed in Docs.').waitFor();
+    await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'Docs' }).click();
     await page.getByText('pending', { exact: true }).waitFor();
     spaceInstallation = page.url().split('/').pop() as string;
 
@@ -85,7 +85,7 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(receiver.received.filter((r) => r.path === '/hooks')).toHaveLength(1);
     // The dispatch log got the event live too.
     const events = page.getByRole('region', { name: 'Events' });
-    await events.locator('tbody tr', { hasText: 'event-r1' }).getByText('space_content_updated').waitFor();
+    await events.locator('tbody tr', { hasText: 'event-r1' }).getByText('Content updated').waitFor();
 
     await first.getByRole('button', { name: 'Redeliver', exact: true }).click();
     await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(2);

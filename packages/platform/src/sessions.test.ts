@@ -55,7 +55,10 @@ describe.each(backends)('sessions on $name', (backend) => {
   it('exchanges a user token for an HttpOnly, SameSite=Strict cookie that stands for that user', async () => {
     const session = await signIn({ token: world.tokens.bob });
     expect(session.status).toBe(201);
-    expect(session.answer).toEqual({ principal: { kind: 'user', userId: 'bob' }, csrfToken: expect.any(String) });
+    expect(session.answer).toEqual({
+      principal: { kind: 'user', userId: 'bob', name: 'bob' },
+      csrfToken: expect.any(String),
+    });
     expect(session.setCookie).toMatch(
       new RegExp(`^${SESSION_COOKIE}=[\\w-]{43}; Max-Age=43200; Path=/; HttpOnly; SameSite=Strict$`),
     );

@@ -35,10 +35,11 @@ export interface DeliveryFilter {
 export const useOrganizations = () =>
   useQuery({ queryKey: keys.organizations, queryFn: () => call(api.GET('/v1/orgs')) });
 
-export const useOrganization = (org: string) =>
+export const useOrganization = (org: string, enabled = true) =>
   useQuery({
     queryKey: keys.organization(org),
     queryFn: () => call(api.GET('/v1/orgs/{org}', { params: { path: { org } } })),
+    enabled: enabled && org !== '',
   });
 
 export const usePlace = (kind: 'space' | 'site', id: string) =>

@@ -106,6 +106,7 @@ export const DirectoryEntry = z
   .openapi('DirectoryEntry');
 
 export const IntegrationPage = S.Integration.extend({
+  organizationTitle: z.string().openapi({ description: 'The title of the organization that publishes it' }),
   summary: z.string().optional().openapi({ description: 'Markdown source' }),
   scopeGrants: z.array(z.object({ scope: z.string(), grants: z.string() })),
   categories: z.array(z.string()).optional(),

@@ -124,6 +124,16 @@ export async function sessionOf(
   return { credentials: { kind: 'user', tokenHash: row.token_hash }, csrfToken: row.csrf_token };
 }
 
+/** Who a session stands for, as the dashboard names them: the operator, or a user with their name. */
+export async function signedIn(
+  ctx: ServiceContext,
+  principal: Principal,
+): Promise<{ kind: 'admin' } | { kind: 'user'; userId: string; name?: string }> {
+  if (principal.kind !== 'user') return { kind: 'admin' };
+  const user = await ctx.db.selectFrom('users').select('name').where('id', '=', principal.userId).executeTakeFirst();
+  return { kind: 'user', userId: principal.userId, ...(user ? { name: user.name } : {}) };
+}
+
 /** Ends a session (signing out); ending one that has ended already is not an error. */
 export async function closeSession(ctx: ServiceContext, cookie: string): Promise<void> {
   await ctx.write((trx) => trx.deleteFrom('sessions').where('id_hash', '=', hashToken(cookie)).execute());

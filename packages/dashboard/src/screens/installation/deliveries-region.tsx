@@ -14,6 +14,7 @@ import {
 import { api, call } from '../../api/client';
 import { type Delivery, type DeliveryFilter, useDeliveries } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
@@ -105,12 +106,6 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   );
 }
 
-/** An event type in words: `space_content_updated` → Space content updated. */
-function eventName(type: string): string {
-  const words = type.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 function DeliveryRow({ delivery, installationId }: { delivery: Delivery; installationId: string }) {
   const client = useQueryClient();
   const redeliver = useMutation({
@@ -118,15 +113,21 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
     onSuccess: () => client.invalidateQueries({ queryKey: ['deliveries', installationId] }),
   });
   return (
-    <tr className="log-row" data-status={delivery.status} data-delivery={delivery.id}>
+    <tr className="log-row" id={`delivery-${delivery.id}`} data-status={delivery.status} data-delivery={delivery.id}>
       <td>
         <TimeText at={delivery.createdAt} />
       </td>
       <td>
         {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : eventName(delivery.type)}
-        <div className="muted">{delivery.eventId}</div>
-        <div className="muted">{delivery.url}</div>
-        {delivery.redeliveryOf ? <div className="muted">redelivery of {delivery.redeliveryOf}</div> : null}
+        <div className="muted" id={`delivery-${delivery.id}-what`}>
+          {delivery.eventId}
+        </div>
+        <div className="muted wrap-anywhere">{delivery.url}</div>
+        {delivery.redeliveryOf ? (
+          <div className="muted">
+            <a href={`#delivery-${delivery.redeliveryOf}`}>redelivery of an earlier delivery</a>
+          </div>
+        ) : null}
       </td>
       <td>
         <StatusText status={delivery.status} />
@@ -170,7 +171,12 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         </details>
       </td>
       <td>
-        <Button className="button" onPress={() => redeliver.mutate()} isPending={redeliver.isPending}>
+        <Button
+          className="button"
+          onPress={() => redeliver.mutate()}
+          isPending={redeliver.isPending}
+          aria-describedby={`delivery-${delivery.id}-what`}
+        >
           Redeliver
         </Button>
         {redeliver.isSuccess ? (

@@ -1,5 +1,6 @@
 import { type Dispatch, useDispatches } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
 import { TimeText } from '../../components/time-text';
 
@@ -49,8 +50,10 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
         <TimeText at={dispatch.at} />
       </td>
       <td>
-        {dispatch.type}
-        {dispatch.eventId ? <div className="muted">{dispatch.eventId}</div> : null}
+        {eventName(dispatch.type)}
+        {dispatch.eventId && !/^setup_\d+$/.test(dispatch.eventId) ? (
+          <div className="muted">{dispatch.eventId}</div>
+        ) : null}
       </td>
       <td>
         <span className={`status ${ok ? 'delivered' : 'failed'}`}>{dispatch.status}</span>

@@ -22,7 +22,7 @@ export function IntegrationScreen() {
           <h1>{page.title}</h1>
           <p>{page.description}</p>
           <p className="muted">
-            By {page.organization} · version {page.version} · {page.visibility}
+            By {page.organizationTitle} · version {page.version} · {page.visibility}
           </p>
         </div>
       </header>

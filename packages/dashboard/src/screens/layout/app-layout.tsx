@@ -1,5 +1,5 @@
 import { Button } from 'react-aria-components';
-import { NavLink, Outlet } from 'react-router';
+import { NavLink, Outlet, useLocation } from 'react-router';
 import { ErrorNote } from '../../components/error-note';
 import { type Session, useSignOut } from '../../session/session';
 import { OrganizationNav } from './organization-nav';
@@ -7,7 +7,10 @@ import { OrganizationNav } from './organization-nav';
 /** The frame of every signed-in page: the navigation, who is signed in, and Sign out. */
 export function AppLayout({ session }: { session: Session }) {
   const signOut = useSignOut();
-  const who = session.principal.kind === 'admin' ? 'Operator' : (session.principal.userId ?? 'user');
+  // What the last action elsewhere did, when it moved the person here (Uninstall).
+  const notice = (useLocation().state as { notice?: unknown } | null)?.notice;
+  const who =
+    session.principal.kind === 'admin' ? 'Operator' : (session.principal.name ?? session.principal.userId ?? 'user');
   return (
     <div className="app">
       <header className="topbar">
@@ -30,6 +33,11 @@ export function AppLayout({ session }: { session: Session }) {
       <OrganizationNav />
       {signOut.error ? <ErrorNote error={signOut.error} /> : null}
       <main className="content">
+        {typeof notice === 'string' ? (
+          <p role="status" className="note">
+            {notice}
+          </p>
+        ) : null}
         <Outlet />
       </main>
     </div>

@@ -15,7 +15,7 @@ export function OrganizationScreen() {
     <section>
       <h1>{data.title}</h1>
       <p className="muted">
-        {data.id} · your role: {data.role}
+        Your role: {data.role === 'admin' ? 'admin' : 'member (organization admins pause and uninstall)'}
       </p>
       <h2>Installations</h2>
       <InstallationList installations={data.installations} empty="No integration is installed in this organization." />

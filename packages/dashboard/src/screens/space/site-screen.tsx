@@ -3,6 +3,7 @@ import { usePlace } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { Loading } from '../../components/loading';
 import { InstallationList } from '../organization/installation-list';
+import { OrganizationLink } from '../organization/organization-link';
 
 /** A site and its installations. */
 export function SiteScreen() {
@@ -14,7 +15,7 @@ export function SiteScreen() {
     <article>
       <h1>{site.data.title}</h1>
       <p className="muted">
-        Site {site.data.id} of {site.data.organization}
+        A site of <OrganizationLink id={site.data.organization} />
       </p>
       <h2>Installations</h2>
       <InstallationList installations={site.data.installations} empty="No integration is installed in this site." />

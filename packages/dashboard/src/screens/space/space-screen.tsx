@@ -5,6 +5,7 @@ import { ErrorNote } from '../../components/error-note';
 import { Loading } from '../../components/loading';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { InstallationList } from '../organization/installation-list';
+import { OrganizationLink } from '../organization/organization-link';
 import { type InsertedBlock, InsertMenu } from './insert-menu';
 
 /** A space: its installations, and a page preview where Insert adds the blocks of the integrations active here. */
@@ -19,7 +20,7 @@ export function SpaceScreen() {
     <article>
       <h1>{page.title}</h1>
       <p className="muted">
-        Space {page.id} of {page.organization}
+        A space of <OrganizationLink id={page.organization} />
       </p>
       <section aria-labelledby="preview-heading">
         <div className="row">
