@@ -41,7 +41,7 @@ import {
 } from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
-import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
+import { createSignInLink, SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
 import { sameSecret } from '../services/tokens.js';
 import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
@@ -69,6 +69,8 @@ export interface AppOptions {
   closing?: AbortSignal | undefined;
   /** Told when a recovery starts, so this node works it at once. */
   recoveries?: { wake(): void } | undefined;
+  /** Origins whose pages may frame the dashboard (PORTICO_FRAME_ANCESTORS). */
+  frameAncestors?: string[] | undefined;
 }
 
 /** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
@@ -267,6 +269,7 @@ export function createApp(options: AppOptions) {
   sessionRoutes(app, {
     ctx,
     adminToken,
+    embeddable: (options.frameAncestors?.length ?? 0) > 0,
     sessionOf: async (c) => {
       const session = await sessionFor(c);
       if (session === undefined) return undefined;
@@ -322,6 +325,24 @@ export function createApp(options: AppOptions) {
     async (c) => {
       requireAdmin(await principal(c));
       return c.json(await createUser(ctx, c.req.valid('json')), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/users/{id}/sign-in-links',
+      summary:
+        'A one-time link that signs the user in to the dashboard, at `path` when given (operator); valid 15 minutes',
+      tags: tags.directory,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(S.SignInLinkInput) },
+      responses: { 201: jsonAnswer(S.SignInLink), ...errorResponses },
+    }),
+    async (c) => {
+      requireAdmin(await principal(c));
+      const { path } = c.req.valid('json');
+      return c.json(await createSignInLink(ctx, c.req.valid('param').id, path), 201);
     },
   );
 
@@ -786,6 +807,7 @@ export function createApp(options: AppOptions) {
   dashboardFiles(app, {
     dir: options.dashboardDir,
     extraOrigins: () => (ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : []),
+    frameAncestors: options.frameAncestors,
   });
 
   return app;

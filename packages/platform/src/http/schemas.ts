@@ -317,3 +317,20 @@ export const SigningSecret = z
 export const TestDelivery = z
   .object({ id: z.string(), status: z.string(), eventId: z.string(), url: z.string() })
   .openapi('TestDelivery', { description: 'The test delivery: follow it in GET /v1/installations/{id}/deliveries' });
+
+export const SignInLinkInput = z
+  .strictObject({
+    path: z.string().optional().openapi({
+      description: 'The dashboard page the link opens, such as /installations/inst_… (default: the overview)',
+    }),
+  })
+  .openapi('SignInLinkInput');
+
+export const SignInLink = z
+  .object({
+    url: z
+      .string()
+      .openapi({ description: 'Open it once, before expiresAt: it signs the user in (the code is in the fragment)' }),
+    expiresAt: z.string(),
+  })
+  .openapi('SignInLink');

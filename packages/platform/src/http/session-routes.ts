@@ -37,11 +37,20 @@ const tags = ['Sessions'];
 export interface SessionRouteOptions {
   ctx: ServiceContext;
   adminToken: string;
+  /**
+   * Other sites may frame the dashboard (PORTICO_FRAME_ANCESTORS): over https the cookie is then
+   * `SameSite=None; Partitioned`, so a framed dashboard keeps its session (the CSRF token still
+   * guards every change).
+   */
+  embeddable?: boolean;
   /** The request's session, if it has one that has not ended. */
   sessionOf(c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined>;
 }
 
-export function sessionRoutes(app: OpenAPIHono, { ctx, adminToken, sessionOf }: SessionRouteOptions) {
+export function sessionRoutes(
+  app: OpenAPIHono,
+  { ctx, adminToken, sessionOf, embeddable = false }: SessionRouteOptions,
+) {
   const view = async (principal: Principal, csrfToken: string) => ({
     principal: await signedIn(ctx, principal),
     csrfToken,
@@ -58,10 +67,13 @@ export function sessionRoutes(app: OpenAPIHono, { ctx, adminToken, sessionOf }: 
     }),
     async (c) => {
       const opened = await openSession(ctx, adminToken, c.req.valid('json'));
+      const secure = new URL(c.req.url).protocol === 'https:';
+      const framed = embeddable && secure;
       setCookie(c, SESSION_COOKIE, opened.secret, {
         httpOnly: true,
-        sameSite: 'Strict',
-        secure: new URL(c.req.url).protocol === 'https:',
+        sameSite: framed ? 'None' : 'Strict',
+        secure,
+        ...(framed ? { partitioned: true } : {}),
         path: '/',
         maxAge: SESSION_TTL_MS / 1000,
       });
