@@ -10,6 +10,7 @@ import { axeViolations } from './support/axe.js';
 import { screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
+const fixtures = new URL('./fixtures/', import.meta.url).pathname;
 let world: DashboardWorld;
 let page: Page;
 let org: string;
@@ -43,8 +44,9 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     expect(await where.textContent()).toMatch(/^Installed in the space Product handbook of Acme/);
     expect(await where.textContent()).not.toMatch(/handbook ·|space handbook|organization acme/);
 
-    // The Events log: event names in words, setup events without their internal ids.
+    // The Events log: event names in words, setup events (behind "system events") without their ids.
     const events = page.getByRole('region', { name: 'Events' });
+    await events.getByText('Show system events').click();
     await events.getByText('Setup (space)').first().waitFor();
     expect(await events.textContent()).not.toMatch(/setup_\d|space_installation_setup/);
     await screenshot(page, 'installation-names');
@@ -58,6 +60,27 @@ describe('names and feedback', { timeout: 120_000 }, () => {
 
     await page.goto(`${world.url}/spaces/handbook`);
     await page.getByText('A space of').getByRole('link', { name: 'Acme' }).waitFor();
+  });
+
+  it('shows what the integration did first: system events behind a filter, an event it does not handle as not handled', async () => {
+    await world.publish(`${fixtures}showcase`);
+    const ada = world.as(world.tokens.ada);
+    const showcase = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'showcase' })).body.id as string;
+    await ada('PATCH', `/v1/installations/${showcase}/configuration`, { api_key: 'key-1', project: 'apollo' });
+    const inDocs = (await ada('POST', `/v1/installations/${showcase}/spaces/docs`)).body.id as string;
+    await page.goto(`${world.url}/installations/${inDocs}`);
+    const events = page.getByRole('region', { name: 'Events' });
+    // Its setup event and the dashboard's renders are system events: hidden until asked for.
+    await events.getByText('No event but system events yet.').waitFor();
+    expect(await events.getByText('Setup (space)').count()).toBe(0);
+    expect(await events.getByText(/system events \(screens drawn, setup\) · \d+ hidden/).count()).toBe(1);
+    await events.getByText('Show system events').click();
+    // The showcase has no handler for its setup event: it answers 404, which reads "not handled", not as a failure.
+    const row = events.locator('tbody tr', { hasText: 'Setup (space)' });
+    await row.getByText('not handled', { exact: true }).waitFor();
+    expect(await row.getAttribute('data-status')).toBe('not-handled');
+    expect(await events.getByText('failed').count()).toBe(0);
+    await screenshot(page, 'events-not-handled');
   });
 
   it('says what Save spaces did, and forgets it once the choice changes', async () => {

@@ -16,6 +16,7 @@ import { type Delivery, type DeliveryFilter, useDeliveries } from '../../api/que
 import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
+import { ScrollTable } from '../../components/scroll-table';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
 import { RecoverPanel } from './recover-panel';
@@ -75,7 +76,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
         <p className="muted">No delivery{filter.status || filter.eventId ? ' matches' : ' yet'}.</p>
       ) : null}
       {rows?.length ? (
-        <div className="table-wrap">
+        <ScrollTable label="Delivery list">
           <table>
             <thead>
               <tr>
@@ -94,7 +95,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       ) : null}
       {deliveries.hasNextPage ? (
         <Button className="button" onPress={() => deliveries.fetchNextPage()} isPending={deliveries.isFetchingNextPage}>

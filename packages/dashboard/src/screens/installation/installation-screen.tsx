@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { type OrganizationPage, useInstallation, useIntegration, useOrganization } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { ConfigurationForm } from './configuration-form';
@@ -22,7 +23,7 @@ export function InstallationScreen() {
   const organization = useOrganization(installation.data?.organization ?? '', installation.data !== undefined);
   const live = useLiveStream(id);
   if (installation.isPending) return <Loading />;
-  if (installation.error) return <ErrorNote error={installation.error} />;
+  if (installation.error) return <LoadError error={installation.error} what="Installation" />;
   const page = installation.data;
   const title = placeTitle(organization.data, page.target);
   const where =

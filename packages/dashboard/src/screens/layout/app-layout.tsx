@@ -1,6 +1,7 @@
 import { Button } from 'react-aria-components';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { ErrorNote } from '../../components/error-note';
+import { ServerBanner } from '../../components/server-banner';
 import { type Session, useSignOut } from '../../session/session';
 import { OrganizationNav } from './organization-nav';
 
@@ -13,6 +14,9 @@ export function AppLayout({ session }: { session: Session }) {
     session.principal.kind === 'admin' ? 'Operator' : (session.principal.name ?? session.principal.userId ?? 'user');
   return (
     <div className="app">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <header className="topbar">
         <NavLink to="/" className="brand">
           Portico
@@ -32,7 +36,8 @@ export function AppLayout({ session }: { session: Session }) {
       </header>
       <OrganizationNav />
       {signOut.error ? <ErrorNote error={signOut.error} /> : null}
-      <main className="content">
+      <ServerBanner />
+      <main className="content" id="main" tabIndex={-1}>
         {typeof notice === 'string' ? (
           <p role="status" className="note">
             {notice}

@@ -1,6 +1,6 @@
 import { Link, useParams } from 'react-router';
 import { useOrganization } from '../../api/queries';
-import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { InstallationList } from './installation-list';
 
@@ -9,7 +9,7 @@ export function OrganizationScreen() {
   const { org = '' } = useParams();
   const page = useOrganization(org);
   if (page.isPending) return <Loading />;
-  if (page.error) return <ErrorNote error={page.error} />;
+  if (page.error) return <LoadError error={page.error} what="Organization" />;
   const { data } = page;
   return (
     <section>

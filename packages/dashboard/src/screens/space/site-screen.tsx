@@ -1,6 +1,6 @@
 import { useParams } from 'react-router';
 import { usePlace } from '../../api/queries';
-import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { InstallationList } from '../organization/installation-list';
 import { OrganizationLink } from '../organization/organization-link';
@@ -10,7 +10,7 @@ export function SiteScreen() {
   const { id = '' } = useParams();
   const site = usePlace('site', id);
   if (site.isPending) return <Loading />;
-  if (site.error) return <ErrorNote error={site.error} />;
+  if (site.error) return <LoadError error={site.error} what="Site" />;
   return (
     <article>
       <h1>{site.data.title}</h1>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { usePlace } from '../../api/queries';
-import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { InstallationList } from '../organization/installation-list';
@@ -14,7 +14,7 @@ export function SpaceScreen() {
   const space = usePlace('space', id);
   const [inserted, setInserted] = useState<InsertedBlock[]>([]);
   if (space.isPending) return <Loading />;
-  if (space.error) return <ErrorNote error={space.error} />;
+  if (space.error) return <LoadError error={space.error} what="Space" />;
   const page = space.data;
   return (
     <article>
