@@ -96,6 +96,8 @@ export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean)
             path: { id },
             query: {
               limit: 50,
+              // One row per event and URL: its latest delivery decides its status (and the status filter).
+              latest: 'true',
               ...(filter.status ? { status: filter.status } : {}),
               ...(filter.eventId ? { eventId: filter.eventId } : {}),
               ...(pageParam ? { cursor: pageParam } : {}),
@@ -108,6 +110,15 @@ export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean)
     getNextPageParam: (last) => last.nextCursor,
     // Without the live stream, ask again now and then.
     refetchInterval: live ? false : 5_000,
+  });
+
+/** Every delivery of one event (the first and its redeliveries), newest first. */
+export const useEventDeliveries = (id: string, eventId: string, enabled: boolean) =>
+  useQuery({
+    queryKey: ['deliveries', id, 'event', eventId],
+    queryFn: () =>
+      call(api.GET('/v1/installations/{id}/deliveries', { params: { path: { id }, query: { eventId, limit: 200 } } })),
+    enabled,
   });
 
 export const useDispatches = (id: string, live: boolean) =>

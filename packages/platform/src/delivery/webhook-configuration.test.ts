@@ -83,4 +83,22 @@ describe('a webhook installation’s component, secret and test event', () => {
       message: 'this installation has no URL to send a test event to: save a webhook URL first',
     });
   });
+
+  it('lists only the latest delivery of each event when asked: a redelivered failure no longer counts as failed', async () => {
+    const url = receiver.script('/flaky', [400]);
+    await world.ada('PATCH', `/v1/installations/${world.site}/configuration`, { url, site_view: true });
+    const sent = (await world.ada('POST', `/v1/installations/${world.site}/test-delivery`)).body;
+    const list = async (query: string) =>
+      ((await world.ada('GET', `/v1/installations/${world.site}/deliveries?${query}`)).body as { id: string }[]).map(
+        (d) => d.id,
+      );
+    await until('the failure', async () => ((await list('status=failed')).includes(sent.id) ? true : undefined));
+    receiver.script('/flaky', [200]);
+    const again = (await world.ada('POST', `/v1/deliveries/${sent.id}/redeliver`)).body;
+    await until('the redelivery', async () => ((await list('status=delivered')).includes(again.id) ? true : undefined));
+    expect(await list('status=failed')).toEqual([sent.id]);
+    expect(await list('status=failed&latest=true')).toEqual([]);
+    expect(await list(`eventId=${sent.eventId}&latest=true`)).toEqual([again.id]);
+    expect(await list(`eventId=${sent.eventId}`)).toEqual([again.id, sent.id]);
+  }, 30_000);
 });

@@ -666,12 +666,20 @@ export function createApp(options: AppOptions) {
           eventId: z.string().optional(),
           limit: z.coerce.number().int().min(1).max(200).optional(),
           cursor: z.string().optional(),
+          latest: z.enum(['true', 'false']).optional().openapi({
+            description:
+              'true: only the latest delivery of each event and URL (one redelivered since is left out, so its redelivery decides the status filter)',
+          }),
         }),
       },
       responses: { 200: jsonAnswer(z.array(S.Delivery)), ...errorResponses },
     }),
     async (c) => {
-      const page = await listDeliveries(ctx, await principal(c), c.req.valid('param').id, c.req.valid('query'));
+      const { latest, ...query } = c.req.valid('query');
+      const page = await listDeliveries(ctx, await principal(c), c.req.valid('param').id, {
+        ...query,
+        latest: latest === 'true',
+      });
       if (page.nextCursor) c.header('x-next-cursor', page.nextCursor);
       return c.json(page.deliveries, 200);
     },

@@ -12,7 +12,7 @@ import {
   TextField,
 } from 'react-aria-components';
 import { api, call } from '../../api/client';
-import { type Delivery, type DeliveryFilter, useDeliveries } from '../../api/queries';
+import { type Delivery, type DeliveryFilter, useDeliveries, useEventDeliveries } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
@@ -107,6 +107,30 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   );
 }
 
+/** A redelivery's row: the deliveries of the same event before it, on demand. */
+function EarlierDeliveries({ installationId, delivery }: { installationId: string; delivery: Delivery }) {
+  const [open, setOpen] = useState(false);
+  const all = useEventDeliveries(installationId, delivery.eventId, open);
+  const earlier = (all.data ?? []).filter(
+    (d) => d.id !== delivery.id && d.url === delivery.url && d.createdAt <= delivery.createdAt,
+  );
+  return (
+    <details className="muted" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>redelivery of an earlier delivery</summary>
+      {all.isPending && open ? <Loading /> : null}
+      {all.error ? <ErrorNote error={all.error} /> : null}
+      <ul className="plain-list" aria-label="Earlier deliveries">
+        {earlier.map((d) => (
+          <li key={d.id}>
+            <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {d.attempts.length} attempt(s)
+            {d.lastError ? ` · ${d.lastError}` : ''}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 function DeliveryRow({ delivery, installationId }: { delivery: Delivery; installationId: string }) {
   const client = useQueryClient();
   const redeliver = useMutation({
@@ -124,11 +148,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
           {delivery.eventId}
         </div>
         <div className="muted wrap-anywhere">{delivery.url}</div>
-        {delivery.redeliveryOf ? (
-          <div className="muted">
-            <a href={`#delivery-${delivery.redeliveryOf}`}>redelivery of an earlier delivery</a>
-          </div>
-        ) : null}
+        {delivery.redeliveryOf ? <EarlierDeliveries installationId={installationId} delivery={delivery} /> : null}
       </td>
       <td>
         <StatusText status={delivery.status} />
