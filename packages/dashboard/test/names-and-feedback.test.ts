@@ -57,6 +57,17 @@ describe('names and feedback', { timeout: 120_000 }, () => {
 
     await page.goto(`${world.url}/integrations/webhook`);
     await page.getByText(/^By Portico · version/).waitFor();
+    // Installed already: it says so and opens it, instead of an Install that would be refused.
+    await page.getByText('Installed', { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Install' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Open', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    expect(page.url()).toBe(`${world.url}/installations/${org}`);
+    await page.goto(`${world.url}/integrations`);
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Webhooks' }) });
+    await card.getByText('Installed in Acme').waitFor();
+    await card.getByRole('link', { name: 'Open Webhooks in Acme' }).waitFor();
+    await screenshot(page, 'integrations-installed');
 
     await page.goto(`${world.url}/spaces/handbook`);
     await page.getByText('A space of').getByRole('link', { name: 'Acme' }).waitFor();

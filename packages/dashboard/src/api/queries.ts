@@ -2,7 +2,7 @@
  * What the pages read, through the generated client and the query cache. Keys name the resource;
  * mutations invalidate what they change, so no page keeps its own copy of server state.
  */
-import { type InfiniteData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { type InfiniteData, useInfiniteQuery, useQueries, useQuery } from '@tanstack/react-query';
 import { api, call, callWithHeaders, type Schemas } from './client';
 
 export type OrganizationEntry = Schemas['OrganizationEntry'];
@@ -127,3 +127,27 @@ export const useDispatches = (id: string, live: boolean) =>
     queryFn: () => call(api.GET('/v1/installations/{id}/dispatches', { params: { path: { id } } })),
     refetchInterval: live ? false : 5_000,
   });
+
+/**
+ * Where each integration is installed at organization level, among the signed-in person's
+ * organizations: integration name → [{ organization, title, installationId }].
+ */
+export function useInstalledIntegrations() {
+  const organizations = useOrganizations();
+  const pages = useQueries({
+    queries: (organizations.data ?? []).map((org) => ({
+      queryKey: keys.organization(org.id),
+      queryFn: () => call(api.GET('/v1/orgs/{org}', { params: { path: { org: org.id } } })),
+    })),
+  });
+  const installed = new Map<string, { organization: string; title: string; installationId: string }[]>();
+  for (const page of pages) {
+    if (!page.data) continue;
+    for (const installation of page.data.installations) {
+      const list = installed.get(installation.integration) ?? [];
+      list.push({ organization: page.data.id, title: page.data.title, installationId: installation.id });
+      installed.set(installation.integration, list);
+    }
+  }
+  return { installed, pending: organizations.isPending || pages.some((page) => page.isPending) };
+}
