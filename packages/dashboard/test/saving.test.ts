@@ -148,6 +148,30 @@ describe('nothing wrong is saved', { timeout: 120_000 }, () => {
     expect((await stored(showcase)).configuration).toMatchObject({ api_key: 'key-2', limit: 12 });
   });
 
+  it('keeps what was typed when the session has ended: a dialog signs in again, then Save works', async () => {
+    await page.goto(`${world.url}/installations/${showcase}`);
+    await page.getByText('active', { exact: true }).waitFor();
+    // The session ends behind the page's back (signed out in another tab).
+    await page.evaluate(async () => {
+      const { csrfToken } = await (await fetch('/v1/session')).json();
+      await fetch('/v1/session', { method: 'DELETE', headers: { 'x-csrf-token': csrfToken } });
+    });
+    await form().getByLabel('API key').fill('typed-before-the-end');
+    await form().getByRole('button', { name: 'Save' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
+    await dialog.waitFor();
+    await page.getByText('Not saved: your session has ended: sign in again, then try once more').waitFor();
+    await screenshot(page, 'session-ended');
+    expect(await axeViolations(page)).toEqual([]);
+    await dialog.getByLabel('API token').fill(world.tokens.ada);
+    await dialog.getByRole('button', { name: 'Sign in again' }).click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await form().getByLabel('API key').inputValue()).toBe('typed-before-the-end');
+    await form().getByRole('button', { name: 'Save' }).click();
+    await form().getByRole('status').getByText('Saved.').waitFor();
+    expect((await stored(showcase)).configuration.api_key).toBe('typed-before-the-end');
+  });
+
   it('shows the same at 390 px wide', async () => {
     const narrow = await world.page({ width: 390, height: 844, bypassCSP: true });
     await signIn(narrow, world.url, world.tokens.ada);

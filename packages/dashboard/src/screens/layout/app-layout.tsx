@@ -4,6 +4,7 @@ import { ErrorNote } from '../../components/error-note';
 import { ServerBanner } from '../../components/server-banner';
 import { type Session, useSignOut } from '../../session/session';
 import { OrganizationNav } from './organization-nav';
+import { SessionEndedDialog } from './session-ended-dialog';
 
 /** The frame of every signed-in page: the navigation, who is signed in, and Sign out. */
 export function AppLayout({ session }: { session: Session }) {
@@ -35,6 +36,7 @@ export function AppLayout({ session }: { session: Session }) {
         </div>
       </header>
       <OrganizationNav />
+      <SessionEndedDialog session={session} />
       {signOut.error ? <ErrorNote error={signOut.error} /> : null}
       <ServerBanner />
       <main className="content" id="main" tabIndex={-1}>
