@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Button } from 'react-aria-components';
 import { useParams } from 'react-router';
 import { usePlace } from '../../api/queries';
 import { LoadError } from '../../components/load-error';
@@ -36,10 +37,22 @@ export function SpaceScreen() {
           <p>
             <strong>Getting started</strong>
           </p>
-          <p className="muted">A page of this space. Insert a block to see it here, as readers will.</p>
+          <p className="muted">
+            A page of this space. Insert a block to see it here, as readers will. This is a preview: what you insert
+            here is not saved, and goes when you leave or reload the page.
+          </p>
           {inserted.map((block) => (
-            <div key={block.key} className="stack">
+            <div key={block.key} className="stack inserted-block">
               <ComponentFrame installationId={block.installationId} componentId={block.blockId} title={block.title} />
+              <div>
+                <Button
+                  className="button quiet"
+                  aria-label={`Remove ${block.title}`}
+                  onPress={() => setInserted((before) => before.filter((b) => b.key !== block.key))}
+                >
+                  Remove
+                </Button>
+              </div>
             </div>
           ))}
         </section>
