@@ -100,7 +100,12 @@ export function ConfigurationForm({ installation }: { installation: Installation
       : [];
   const extraErrors: ErrorSchema = {};
   const fieldNames = new Set(installation.fields.map((field) => field.name));
-  for (const error of [...serverErrors, ...refusedFields, ...localErrors]) {
+  // What is missing on the server is not said beside a field the person has filled in since.
+  const stored = save.data?.configuration ?? installation.configuration;
+  const filledSince = (path: string) =>
+    values[path] !== undefined && values[path] !== '' && JSON.stringify(values[path]) !== JSON.stringify(stored[path]);
+  const current = serverErrors.filter((error) => !filledSince(error.path));
+  for (const error of [...current, ...refusedFields, ...localErrors]) {
     if (buttons.has(error.path) || !fieldNames.has(error.path)) continue;
     (extraErrors as Record<string, { __errors: string[] }>)[error.path] = {
       __errors: [readable(error.message, titles)],
