@@ -120,4 +120,25 @@ describe('the frame of every page', { timeout: 120_000 }, () => {
     await screenshot(page, 'webhook-deliveries-390');
     expect(await axeViolations(page)).toEqual([]);
   });
+
+  it('fits every main screen in 390 px, and axe finds nothing on any', async () => {
+    const page = await world.page({ width: 390, height: 844, bypassCSP: true });
+    await signIn(page, world.url, world.tokens.ada);
+    for (const [path, heading] of [
+      ['/', /./],
+      ['/integrations', /^Integrations$/],
+      ['/integrations/webhook', /^Webhooks$/],
+      ['/orgs/acme', /^Acme$/],
+      [`/installations/${webhook}`, /^Webhooks$/],
+      ['/spaces/docs', /^Docs$/],
+      ['/nowhere', /^Page not found$/],
+    ] as const) {
+      await page.goto(`${world.url}${path}`);
+      await page.getByRole('heading', { level: 1, name: heading }).first().waitFor();
+      // Let the page's reads settle (a table arriving late could widen it).
+      await page.waitForLoadState('networkidle').catch(() => {});
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+      expect(await axeViolations(page), path).toEqual([]);
+    }
+  });
 });
