@@ -110,7 +110,9 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(await rows().first().textContent()).toContain('event-r2');
     const health = page.getByRole('region', { name: 'Endpoint health' });
     await health.getByText('Endpoint: disabled').waitFor();
-    expect(await page.getByRole('alert').first().textContent()).toMatch(/disabled/i);
+    const alert = page.getByRole('alert').filter({ hasText: 'are disabled since' });
+    expect(await alert.textContent()).toMatch(/Re-enable it under Endpoint health, then redeliver what failed/);
+    expect(await alert.textContent()).not.toContain('/v1/');
     await screenshot(page, 'webhook-endpoint-disabled');
 
     receiver.script('/hooks', [200]);

@@ -7,6 +7,7 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorNote } from '../../components/error-note';
 import { MessageText } from '../../components/message-text';
 import { StatusText } from '../../components/status-text';
+import { TimeText } from '../../components/time-text';
 
 /**
  * The status, what is missing while pending, and Pause/Resume/Uninstall: Pause and Uninstall ask
@@ -121,8 +122,10 @@ export function StatusPanel({
         </div>
       ) : null}
       {installation.alerts.map((alert) => (
+        // The server's message tells API callers which route to call; a person gets the button's place.
         <p key={alert.endpointId} role="alert" className="error-note">
-          {alert.message}
+          Deliveries to {alert.url} are disabled since <TimeText at={alert.since} />: every attempt failed for too long.{' '}
+          <a href="#endpoints-heading">Re-enable it under Endpoint health</a>, then redeliver what failed.
         </p>
       ))}
       {toggle.error ? <ErrorNote title={toggle.variables ? 'Not paused' : 'Not resumed'} error={toggle.error} /> : null}
