@@ -1,5 +1,6 @@
 // A component with state and actions (spec 2.4, 6.3): a greeting block whose buttons count
-// hellos. The greeting text comes from the installation's configuration.
+// hellos. The greeting text is the organization's setting (its account configuration): a block in
+// a space reads it from the organization installation its space installation belongs to.
 import { createComponent, createIntegration } from '@portico/runtime';
 
 type GreetingProps = { name?: string };
@@ -19,7 +20,13 @@ const greeting = createComponent<GreetingProps, GreetingState>({
     }
   },
   async render(element, context) {
-    const text = String(context.environment.configuration.greeting ?? 'Hello');
+    const environment = context.environment;
+    // (An environment from an older platform may lack `installation`: then the place's own configuration.)
+    const account =
+      environment.target === 'organization'
+        ? environment.configuration
+        : (environment.installation?.configuration ?? environment.configuration);
+    const text = String(account.greeting ?? 'Hello');
     const { count } = element.state;
     return {
       type: 'block',

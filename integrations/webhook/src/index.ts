@@ -1,12 +1,11 @@
 /**
  * The webhook integration (spec 1, 2.9, 6.2), written with the SDK like any other integration.
  * A space or site installation forwards the events its configuration selects to its URL: the
- * platform's delivery engine signs each delivery and retries it. The configuration component
- * edits the URL and the events, shows and rotates the signing secret, sends a test event, and
- * lists the last deliveries.
+ * platform's delivery engine signs each delivery and retries it. The URL and the events are edited
+ * in the platform's generated form, the signing secret and the test event in the platform's panels;
+ * the configuration component only says, read fresh at each render, what is sent where.
  */
 import {
-  type ContentKitElement,
   type Context,
   createComponent,
   createIntegration,
@@ -94,155 +93,35 @@ async function forward(event: WebhookEvent, context: Context): Promise<void> {
   });
 }
 
-interface ConfigurationState extends Record<string, unknown> {
-  url?: string;
-  revealed?: boolean;
-  message?: string;
-}
-
-const configuration = createComponent<Record<string, unknown>, ConfigurationState>({
+/**
+ * Read-only: what this installation sends, and where, from the configuration as it is now (the
+ * dashboard renders it again after every save). Editing happens in the generated form only.
+ */
+const configuration = createComponent({
   componentId: 'webhook-configuration',
-  initialState: () => ({}),
-  async action(element, action, context) {
+  async render(_element, context) {
     const environment = context.environment;
-    const selectable = environment.target === 'organization' ? [] : SELECTABLE[environment.target];
-    const state = element.state;
-    switch (action.action) {
-      case 'save': {
-        const patch: Record<string, unknown> = { url: state.url ?? environment.configuration.url ?? '' };
-        for (const type of selectable) patch[type] = state[type] ?? environment.configuration[type] ?? false;
-        const result = await context.api.updateConfiguration(patch);
-        const message =
-          result.errors.length === 0 ? 'Saved.' : `Saved, but: ${result.errors.map((e) => e.message).join('; ')}`;
-        return { state: { ...state, message } };
-      }
-      case 'reveal':
-        return { state: { ...state, revealed: true } };
-      case 'hide':
-        return { state: { ...state, revealed: false } };
-      case 'rotate': {
-        const response = await context.api.request(
-          `/v1/installations/${encodeURIComponent(environment.id)}/signing-secret/rotate`,
-          { method: 'POST' },
-        );
-        const message = response.ok
-          ? 'A new secret signs from now on; the previous one also signs for 24 hours.'
-          : 'The secret could not be rotated.';
-        return { state: { ...state, revealed: response.ok, message } };
-      }
-      case 'enable': {
-        const id = typeof action.endpoint === 'string' ? action.endpoint : '';
-        const response = await context.api.request(
-          `/v1/installations/${encodeURIComponent(environment.id)}/endpoints/${encodeURIComponent(id)}/enable`,
-          { method: 'POST' },
-        );
-        const message = response.ok
-          ? 'Deliveries go to the URL again. Redeliver what failed while it was disabled from the delivery log.'
-          : 'The URL could not be enabled.';
-        return { state: { ...state, message } };
-      }
-      case 'test': {
-        const url = environment.configuration.url;
-        if (typeof url !== 'string' || url === '') return { state: { ...state, message: 'Save a webhook URL first.' } };
-        const eventId = `test_${crypto.randomUUID()}`;
-        await requestDelivery(context, {
-          url,
-          eventId,
-          type: 'webhook_test',
-          payload: { eventId, type: 'webhook_test', installationId: environment.id },
-        });
-        return { state: { ...state, message: `Test event ${eventId} is on its way.` } };
-      }
-      default:
-        return {};
-    }
-  },
-  async render(element, context) {
-    const environment = context.environment;
-    const state = element.state;
-    const children: ContentKitElement[] = [];
     if (environment.target === 'organization') {
-      children.push({
-        type: 'markdown',
-        content: 'Install Webhooks into a space or a site to choose a URL and events.',
-      });
-      return { type: 'configuration', children };
-    }
-    children.push({
-      type: 'textinput',
-      state: 'url',
-      placeholder: 'https://example.com/webhooks',
-      initialValue: String(state.url ?? environment.configuration.url ?? ''),
-    });
-    for (const type of SELECTABLE[environment.target]) {
-      children.push({
-        type: 'hstack',
+      return {
+        type: 'configuration',
         children: [
           {
-            type: 'switch',
-            state: type,
-            initialValue: Boolean(state[type] ?? environment.configuration[type] ?? false),
+            type: 'text',
+            children:
+              'Each space or site it is installed in has its own URL and events: open it under "Installed in" to set them.',
           },
-          { type: 'text', children: LABELS[type] },
         ],
-      });
+      };
     }
-    children.push({ type: 'button', label: 'Save URL and events', style: 'primary', onPress: { action: 'save' } });
-    // A URL that failed every attempt for days is disabled by the platform: say so, and offer to enable it.
-    const endpoints = await context.api.request(`/v1/installations/${encodeURIComponent(environment.id)}/endpoints`);
-    const disabled = endpoints.ok
-      ? (
-          (await endpoints.json()) as { id: string; url: string; state: string; disabledReason: string | null }[]
-        ).filter((e) => e.state === 'disabled')
-      : [];
-    for (const endpoint of disabled) {
-      children.push({
-        type: 'markdown',
-        content: `**Deliveries to ${endpoint.url} are disabled:** ${endpoint.disabledReason ?? 'every attempt failed'}`,
-      });
-      children.push({
-        type: 'button',
-        label: 'Enable deliveries',
-        style: 'primary',
-        onPress: { action: 'enable', endpoint: endpoint.id },
-      });
-    }
-    children.push({ type: 'divider' });
-    const secretResponse = state.revealed
-      ? await context.api.request(`/v1/installations/${encodeURIComponent(environment.id)}/signing-secret`)
-      : undefined;
-    const secret = secretResponse?.ok ? ((await secretResponse.json()) as { secret: string }).secret : undefined;
-    children.push({ type: 'markdown', content: `**Signing secret:** ${secret ? `\`${secret}\`` : 'hidden'}` });
-    children.push({
-      type: 'hstack',
-      children: [
-        state.revealed
-          ? { type: 'button', label: 'Hide secret', onPress: { action: 'hide' } }
-          : { type: 'button', label: 'Show secret', onPress: { action: 'reveal' } },
-        { type: 'button', label: 'New secret', style: 'danger', onPress: { action: 'rotate' } },
-        { type: 'button', label: 'Send test event', onPress: { action: 'test' } },
-      ],
-    });
-    if (typeof state.message === 'string') children.push({ type: 'text', style: 'italic', children: state.message });
-    const deliveries = await context.api.request(
-      `/v1/installations/${encodeURIComponent(environment.id)}/deliveries?limit=5`,
-    );
-    const last = deliveries.ok
-      ? ((await deliveries.json()) as {
-          eventId: string;
-          type: string;
-          status: string;
-          attempts: { status: number | null }[];
-        }[])
-      : [];
-    children.push({
-      type: 'markdown',
-      content:
-        last.length === 0
-          ? '**Last deliveries:** none yet'
-          : `**Last deliveries:**\n${last.map((d) => `- ${d.status} · ${d.type} · \`${d.eventId}\` · ${d.attempts.length} attempt(s), last answer ${d.attempts.at(-1)?.status ?? '—'}`).join('\n')}`,
-    });
-    return { type: 'configuration', children };
+    const { url } = environment.configuration;
+    const selected = SELECTABLE[environment.target].filter((type) => environment.configuration[type] === true);
+    const summary =
+      typeof url !== 'string' || url === ''
+        ? 'Nothing is sent yet: set the Webhook URL in the form above.'
+        : selected.length === 0
+          ? `Nothing is sent to ${url}: no event is selected.`
+          : `Sends ${selected.map((type) => LABELS[type].toLowerCase()).join(' and ')} to ${url}.`;
+    return { type: 'configuration', children: [{ type: 'text', children: summary }] };
   },
 });
 

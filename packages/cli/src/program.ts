@@ -93,6 +93,10 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
       'let deliveries reach loopback and private addresses (PORTICO_ALLOW_PRIVATE_NETWORK=1)',
     )
     .option(
+      '--frame-ancestors <origins>',
+      'origins whose pages may frame the dashboard, space-separated (PORTICO_FRAME_ANCESTORS)',
+    )
+    .option(
       '--secret-key <key>',
       '32 bytes, base64: encrypts secrets at rest (PORTICO_SECRET_KEY; else generated in the data dir)',
     )

@@ -26,7 +26,14 @@ export function App() {
   const fragment = useCodeFromFragment();
   const session = useSession();
   if (fragment.pending || session.isPending) return <Loading label="Signing in" />;
-  if (session.isError) return <ErrorNote error={session.error} />;
+  if (session.isError)
+    return (
+      <main className="sign-in">
+        <h1>Portico cannot be reached</h1>
+        <ErrorNote error={session.error} />
+        <p className="muted">Check that the Portico server is running, then reload this page.</p>
+      </main>
+    );
   if (session.data === null) return <SignInScreen error={fragment.error} />;
   return (
     <Suspense fallback={<Loading />}>

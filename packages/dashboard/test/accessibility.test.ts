@@ -2,13 +2,12 @@
  * Every main screen checked by axe-core (WCAG 2 A and AA rules: names of controls, labels, roles,
  * contrast, landmarks) in Chromium, with the data a person would see on it.
  */
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedReceiver } from '../../platform/src/test-support/webhook-world.js';
+import { axeViolations } from './support/axe.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
-const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
 let world: DashboardWorld;
 let receiver: ScriptedReceiver;
@@ -16,29 +15,8 @@ let page: Page;
 let showcase: string;
 let webhook: string;
 
-interface Violation {
-  id: string;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
 /** The WCAG A/AA problems axe finds on the page as it is now, one line each. */
-async function violations(): Promise<string[]> {
-  await page.addScriptTag({ content: axeSource });
-  const found = (await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }
-    ).axe;
-    // React Aria's live announcer (visually hidden) keeps "pending" announcements whose label
-    // pointed at a button of the page before; it is not part of any screen.
-    const result = await axe.run(
-      { exclude: [['[data-live-announcer]']] },
-      { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } },
-    );
-    return result.violations;
-  })) as Violation[];
-  return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
+const violations = () => axeViolations(page);
 
 beforeAll(async () => {
   world = await startDashboardWorld();

@@ -32,7 +32,7 @@ describe('the integration directory', { timeout: 120_000 }, () => {
     await screenshot(ada, 'integrations');
     // Not by its address either.
     await ada.goto(`${world.url}/integrations/globex-private`);
-    await expect.poll(() => ada.getByRole('alert').textContent()).toMatch(/not found|does not exist/i);
+    await ada.getByRole('heading', { level: 1, name: 'Integration not found' }).waitFor();
 
     const carol = await world.page();
     await signIn(carol, world.url, world.tokens.carol);
@@ -115,7 +115,7 @@ scopes: []
     await page.getByText('active', { exact: true }).waitFor();
 
     // The organization's page lists it, with its spaces, sites and members.
-    await page.getByRole('link', { name: 'organization acme' }).click();
+    await page.locator('.page-head').getByRole('link', { name: 'Acme', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Acme' }).waitFor();
     await page.getByRole('link', { name: 'Hello World' }).waitFor();
     await page.getByRole('link', { name: 'Docs' }).waitFor();

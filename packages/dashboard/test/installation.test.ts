@@ -37,8 +37,9 @@ describe('the installation page', { timeout: 120_000 }, () => {
     installationId = page.url().split('/').pop() as string;
     await page.getByText('pending', { exact: true }).waitFor();
     const missing = page.getByRole('list', { name: 'What is missing' });
-    expect(await missing.textContent()).toMatch(/api_key/);
-    expect(await missing.textContent()).toMatch(/project/);
+    // Named by their titles, not by property names in backticks.
+    expect(await missing.textContent()).toMatch(/API key is required/);
+    expect(await missing.textContent()).toMatch(/Project is required/);
 
     // Every field labelled by its property's title; defaults filled in.
     expect(await form().getByLabel('Limit').inputValue()).toBe('10');
@@ -96,7 +97,7 @@ describe('the installation page', { timeout: 120_000 }, () => {
     await form().getByLabel('API key').fill('');
     await form().getByRole('button', { name: 'Save' }).click();
     await page.getByText('pending', { exact: true }).waitFor();
-    expect(await form().textContent()).toMatch(/api_key/);
+    expect(await form().textContent()).toMatch(/API key is required/);
     await form().getByLabel('API key').fill('key-456');
     await form().getByRole('button', { name: 'Save' }).click();
     await page.getByText('active', { exact: true }).waitFor();
@@ -141,7 +142,7 @@ describe('the installation page', { timeout: 120_000 }, () => {
     await page.getByText('Docs', { exact: true }).click();
     expect(await page.getByRole('checkbox', { name: 'Docs' }).isChecked()).toBe(true);
     await page.getByRole('button', { name: 'Save spaces' }).click();
-    await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'space docs' }).waitFor();
+    await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'Docs' }).waitFor();
 
     await page.goto(`${world.url}/spaces/docs`);
     await page.getByRole('heading', { level: 1, name: 'Docs' }).waitFor();
@@ -205,14 +206,19 @@ describe('the installation page', { timeout: 120_000 }, () => {
     await page.goto(`${world.url}/installations/${installationId}`);
     await page.getByText('active', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('alertdialog', { name: 'Pause Showcase?' }).getByRole('button', { name: 'Pause' }).click();
     await page.getByText('paused', { exact: true }).waitFor();
     expect((await world.admin('GET', `/v1/installations/${installationId}`)).body.status).toBe('paused');
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByText('active', { exact: true }).waitFor();
 
-    page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Uninstall' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Uninstall Showcase?' })
+      .getByRole('button', { name: 'Uninstall' })
+      .click();
     await page.getByRole('heading', { level: 1, name: 'Acme' }).waitFor();
+    await page.getByRole('status').getByText('Showcase was uninstalled').waitFor();
     await page.getByText('No integration is installed in this organization.').waitFor();
     expect((await world.admin('GET', `/v1/installations/${installationId}`)).status).toBe(404);
   });

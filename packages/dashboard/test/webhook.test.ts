@@ -1,7 +1,8 @@
 /**
- * A webhook installation's page in Chromium: configure it through the generated form, then the
- * Deliveries region (a delivery appears after an event, every attempt, Redeliver, Recover failed
- * since…), the signing secret (Reveal, Rotate) and Send test event.
+ * A webhook installation's page in Chromium: configure it through the generated form (its one
+ * editor), then the Deliveries region (a delivery appears after an event, every attempt, Redeliver,
+ * Recover failed since…), the signing secret (Reveal/Hide, Copy, Rotate after a question, current
+ * and previous) and Send test event in the endpoint panel.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,6 @@ beforeAll(async () => {
   receiver = new ScriptedReceiver();
   await receiver.start();
   page = await world.page();
-  page.on('dialog', (dialog) => void dialog.accept());
   await signIn(page, world.url, world.tokens.ada);
 }, 120_000);
 
@@ -56,7 +56,8 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('Docs', { exact: true }).click();
     await page.getByRole('button', { name: 'Save spaces' }).click();
-    await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'space docs' }).click();
+    await page.getByText('Saved: installed in Docs.').waitFor();
+    await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'Docs' }).click();
     await page.getByText('pending', { exact: true }).waitFor();
     spaceInstallation = page.url().split('/').pop() as string;
 
@@ -84,12 +85,17 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(receiver.received.filter((r) => r.path === '/hooks')).toHaveLength(1);
     // The dispatch log got the event live too.
     const events = page.getByRole('region', { name: 'Events' });
-    await events.locator('tbody tr', { hasText: 'event-r1' }).getByText('space_content_updated').waitFor();
+    await events.locator('tbody tr', { hasText: 'event-r1' }).getByText('Content updated').waitFor();
 
+    const firstId = await first.getAttribute('data-delivery');
     await first.getByRole('button', { name: 'Redeliver', exact: true }).click();
-    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(2);
+    // One row per event: the redelivery takes the place of the delivery it repeats, which it lists.
+    await expect.poll(() => rows().first().getAttribute('data-delivery'), { timeout: 15_000 }).not.toBe(firstId);
     await rows().first().getByText('delivered', { exact: true }).waitFor();
+    expect(await rows().count()).toBe(1);
     expect(await rows().first().textContent()).toContain('redelivery of');
+    await rows().first().getByText('redelivery of an earlier delivery').click();
+    await rows().first().getByRole('list', { name: 'Earlier deliveries' }).getByText('delivered').waitFor();
     const bodies = receiver.received.filter((r) => r.path === '/hooks').map((r) => JSON.parse(r.body).eventId);
     expect(bodies).toEqual(['event-r1', 'event-r1']);
     await screenshot(page, 'webhook-deliveries');
@@ -104,7 +110,9 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(await rows().first().textContent()).toContain('event-r2');
     const health = page.getByRole('region', { name: 'Endpoint health' });
     await health.getByText('Endpoint: disabled').waitFor();
-    expect(await page.getByRole('alert').first().textContent()).toMatch(/disabled/i);
+    const alert = page.getByRole('alert').filter({ hasText: 'are disabled since' });
+    expect(await alert.textContent()).toMatch(/Re-enable it under Endpoint health, then redeliver what failed/);
+    expect(await alert.textContent()).not.toContain('/v1/');
     await screenshot(page, 'webhook-endpoint-disabled');
 
     receiver.script('/hooks', [200]);
@@ -126,53 +134,90 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
       .getByRole('button', { name: /Status/ })
       .click();
     await page.getByRole('option', { name: 'Failed only' }).click();
-    await expect.poll(() => rows().count()).toBe(1);
-    expect(await rows().first().textContent()).toContain('event-r2');
+    // event-r2 failed, then its recovery delivered it: its latest result decides, so nothing failed is left.
+    await deliveries().getByText('No delivery matches.').waitFor();
     await deliveries()
       .getByRole('button', { name: /Status/ })
       .click();
     await page.getByRole('option', { name: 'Any status' }).click();
-    await expect.poll(() => rows().count()).toBe(4);
-    await deliveries().getByLabel('Event ID').fill('event-r1');
     await expect.poll(() => rows().count()).toBe(2);
+    await deliveries().getByLabel('Event ID').fill('event-r1');
+    await expect.poll(() => rows().count()).toBe(1);
     await deliveries().getByLabel('Event ID').fill('event-none');
     await deliveries().getByText('No delivery matches.').waitFor();
     await deliveries().getByLabel('Event ID').fill('');
-    await expect.poll(() => rows().count()).toBe(4);
+    await expect.poll(() => rows().count()).toBe(2);
   });
 
-  it('reveals the signing secret and rotates it, saying how long the old one still signs', async () => {
+  it('reveals, hides and copies the signing secret, and rotates it after a question, showing current and previous', async () => {
     const region = page.getByRole('region', { name: 'Signing secret' });
+    const secrets = async () =>
+      (await world.as(world.tokens.ada)('GET', `/v1/installations/${spaceInstallation}/signing-secret`)).body as {
+        secret: string;
+        previous: { secret: string }[];
+      };
     expect(await region.textContent()).toMatch(/24 hours/);
     expect(await region.locator('code.secret').count()).toBe(0);
     await region.getByRole('button', { name: 'Reveal', exact: true }).click();
-    const current = (await world.as(world.tokens.ada)('GET', `/v1/installations/${spaceInstallation}/signing-secret`))
-      .body.secret as string;
+    const current = (await secrets()).secret;
     await region.getByText(current).waitFor();
+    await region.getByRole('button', { name: 'Hide', exact: true }).click();
+    await expect.poll(() => region.locator('code.secret').count()).toBe(0);
+    await region.getByRole('button', { name: 'Reveal', exact: true }).click();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.url });
+    await region.getByRole('button', { name: 'Copy secret' }).click();
+    await region.getByText('Copied.').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(current);
 
+    // Rotate asks first; Cancel changes nothing.
     await region.getByRole('button', { name: 'Rotate', exact: true }).click();
-    await region.getByText(/Rotated: the previous secret also signs until/).waitFor();
-    const rotated = (await world.as(world.tokens.ada)('GET', `/v1/installations/${spaceInstallation}/signing-secret`))
-      .body.secret as string;
-    expect(rotated).not.toBe(current);
-    await region.getByText(rotated).waitFor();
+    const question = page.getByRole('alertdialog', { name: 'Rotate the signing secret?' });
+    expect(await question.textContent()).toMatch(/keeps signing for 24 hours/);
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    expect((await secrets()).secret).toBe(current);
+    await region.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate secret' }).click();
+    await region.getByText(/Rotated: the new secret signs from now on/).waitFor();
+    const rotated = await secrets();
+    expect(rotated.secret).not.toBe(current);
+    expect(rotated.previous.map((p) => p.secret)).toEqual([current]);
+    // The panel shows both, each with its own Copy, and when the previous one stops signing.
+    await region.getByText(rotated.secret).waitFor();
+    await region.getByText(current).waitFor();
+    await region.getByText(/Previous, signs until/).waitFor();
+    await region.getByRole('button', { name: 'Copy current secret' }).waitFor();
+    await region.getByRole('button', { name: 'Copy previous secret' }).waitFor();
+    await screenshot(page, 'webhook-secret-rotated');
   });
 
-  it('sends a test event from the integration’s own configuration screen', async () => {
-    await page.getByRole('button', { name: 'Send test event' }).click();
-    await page.getByText(/Test event test_.* is on its way/).waitFor();
-    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(5);
-    await rows().first().getByText('webhook_test').waitFor();
+  it('sends a test event from the endpoint panel, signed, marked as a test in Deliveries', async () => {
+    const health = page.getByRole('region', { name: 'Endpoint health' });
+    await health.getByRole('button', { name: 'Send test event' }).click();
+    await health.getByText(/Test event sent to http:\/\/127\.0\.0\.1:\d+\/hooks: follow it under Deliveries/).waitFor();
+    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(3);
+    await rows().first().getByText('Test event', { exact: true }).waitFor();
+    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    const last = receiver.received.filter((r) => r.path === '/hooks').at(-1);
+    expect(JSON.parse(last?.body ?? '{}')).toMatchObject({ type: 'webhook_test', test: true });
   });
 
-  it('shows in the form what the integration’s own screen saved', async () => {
+  it('has one editor for the URL and events: the integration’s component only says what is sent where, fresh', async () => {
+    const screen = page.getByRole('region', { name: 'Webhook configuration' });
+    await screen.getByText(/^Sends content updates to http:\/\/127\.0\.0\.1:\d+\/hooks\.$/).waitFor();
+    expect(await screen.getByRole('textbox').count()).toBe(0);
+    expect(await screen.getByRole('button').count()).toBe(0);
     const other = receiver.script('/other', [200]);
-    const screen = page.getByRole('region', { name: 'webhook-configuration' });
-    await screen.getByRole('textbox', { name: 'https://example.com/webhooks' }).fill(other);
-    await screen.getByRole('button', { name: 'Save URL and events' }).click();
-    await screen.getByText('Saved.').waitFor();
-    await expect.poll(() => form().getByLabel('Webhook URL').inputValue()).toBe(other);
-    expect((await world.admin('GET', `/v1/installations/${spaceInstallation}`)).body.configuration.url).toBe(other);
+    await form().getByLabel('Webhook URL').fill(other);
+    await form().getByRole('button', { name: 'Save' }).click();
+    await form().getByText('Saved.').waitFor();
+    await screen.getByText(`Sends content updates to ${other}.`).waitFor();
+    // The endpoint panel follows the saved URL too.
+    await page.getByRole('region', { name: 'Endpoint health' }).getByText(other).waitFor();
+    await form()
+      .getByLabel('Webhook URL')
+      .fill(receiver.script('/hooks', [200]));
+    await form().getByRole('button', { name: 'Save' }).click();
+    await form().getByText('Saved.').waitFor();
   });
 
   it('pages through the delivery log, 50 at a time', async () => {
@@ -189,7 +234,8 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await page.reload();
     await expect.poll(() => rows().count()).toBe(50);
     await deliveries().getByRole('button', { name: 'Older deliveries' }).click();
-    await expect.poll(() => rows().count()).toBe(55);
+    // 55 deliveries, of 53 events (two were delivered again): one row per event.
+    await expect.poll(() => rows().count()).toBe(53);
     expect(await deliveries().getByRole('button', { name: 'Older deliveries' }).count()).toBe(0);
   });
 });

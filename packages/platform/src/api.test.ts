@@ -323,15 +323,35 @@ describe.each(backends)('the API on $name', (backend) => {
       expect((await world.admin('GET', `/v1/installations/${org}`)).body).toMatchObject({ id: org });
     });
 
-    it('merges configuration edits, stores invalid ones, and moves the status', async () => {
+    it('merges configuration edits, refuses wrong values, keeps an incomplete one pending, and moves the status', async () => {
       const bob = world.as(world.tokens.bob);
-      const invalid = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: 42 });
-      expect(invalid).toEqual({
+      // A wrong value is refused whole, with the field's error: nothing is stored.
+      const wrong = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: 42, retries: 4 });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.error).toEqual({
+        code: 'invalid_configuration',
+        message: 'not saved: `url` must be text (a string)',
+        errors: [{ path: 'url', message: '`url` must be text (a string)' }],
+      });
+      // A number too large for a double (JSON allows it; it parses as Infinity) is refused, not dropped.
+      const huge = await bob('PATCH', `/v1/installations/${org}/configuration`, '{"retries": 1.5e400}');
+      expect(huge.status).toBe(400);
+      expect(huge.body.error.errors).toEqual([
+        { path: 'retries', message: '`retries` is too large to store: enter a number between -1.7e308 and 1.7e308' },
+      ]);
+      expect((await bob('GET', `/v1/installations/${org}`)).body).toMatchObject({
+        status: 'pending',
+        configuration: { retries: 3 },
+      });
+      // A required string of only whitespace is missing: stored as unset, the installation waits.
+      const blank = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: '   ' });
+      expect(blank).toEqual({
         status: 200,
         body: {
           status: 'pending',
-          configuration: { retries: 3, url: 42 },
-          errors: [{ path: 'url', message: '`url` must be string' }],
+          configuration: { retries: 3 },
+          errors: [{ path: 'url', message: '`url` is required' }],
+          warnings: [],
         },
       });
       const valid = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: 'https://hooks.example.com' });
@@ -339,6 +359,7 @@ describe.each(backends)('the API on $name', (backend) => {
         status: 'active',
         configuration: { retries: 3, url: 'https://hooks.example.com' },
         errors: [],
+        warnings: [],
       });
       // A property the manifest does not declare is refused with the rest of the patch: nothing is stored.
       const refused = await bob('PATCH', `/v1/installations/${org}/configuration`, { retries: null, colour: 'red' });
@@ -359,6 +380,7 @@ describe.each(backends)('the API on $name', (backend) => {
         status: 'active',
         configuration: { url: 'https://hooks.example.com' },
         errors: [],
+        warnings: [],
       });
       expect((await bob('PATCH', `/v1/installations/${org}/configuration`, [1, 2])).status).toBe(400);
       expect((await bob('GET', `/v1/installations/${org}`)).body.status).toBe('active');
@@ -377,7 +399,9 @@ describe.each(backends)('the API on $name', (backend) => {
       const site = await bob('POST', `/v1/installations/${org}/sites/acme-site`);
       expect(site.body).toMatchObject({ target: { type: 'site', id: 'acme-site' }, status: 'active' });
       const invalid = await bob('PATCH', `/v1/installations/${site.body.id}/configuration`, { enabled: 'yes' });
-      expect(invalid.body.status).toBe('pending');
+      expect(invalid.status).toBe(400);
+      expect(invalid.body.error.errors).toEqual([{ path: 'enabled', message: '`enabled` must be true or false' }]);
+      expect((await bob('GET', `/v1/installations/${site.body.id}`)).body.status).toBe('active');
       expect((await bob('POST', `/v1/installations/${org}/spaces/globex-space`)).status).toBe(403);
       expect((await bob('POST', `/v1/installations/${org}/spaces/no-such-space`)).status).toBe(404);
       expect((await bob('POST', `/v1/installations/${space.body.id}/sites/acme-site`)).status).toBe(400);
@@ -426,8 +450,8 @@ describe.each(backends)('the API on $name', (backend) => {
         .select(['outbox.event'])
         .where('installations.parent_id', '=', org)
         .execute();
+      // The site's edit was refused (a wrong value): it owes nothing.
       expect(children.map((r) => JSON.parse(r.event).type).sort()).toEqual([
-        'site_installation_setup',
         'site_installation_setup',
         'space_installation_setup',
       ]);

@@ -17,6 +17,11 @@ export interface PlatformConfig {
   /** Base URL of public endpoints (default: http://<host>:<port>). */
   publicUrl?: string | undefined;
   allowPrivateNetwork: boolean;
+  /**
+   * Origins whose pages may show the dashboard in a frame (CSP `frame-ancestors`), such as
+   * `https://docs.example.com`; unset: no other site may frame it.
+   */
+  frameAncestors?: string[] | undefined;
   /** 32 bytes, base64 or hex: the key that encrypts secrets at rest. */
   secretKey?: string | undefined;
   /** Isolation, capacity and retention settings; each unset one takes its default (TUNING_DEFAULTS). */
@@ -190,6 +195,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     adminToken: env.PORTICO_ADMIN_TOKEN || undefined,
     publicUrl: env.PORTICO_PUBLIC_URL || undefined,
     allowPrivateNetwork: env.PORTICO_ALLOW_PRIVATE_NETWORK === '1',
+    frameAncestors: parseFrameAncestors(env.PORTICO_FRAME_ANCESTORS, 'PORTICO_FRAME_ANCESTORS'),
     secretKey: env.PORTICO_SECRET_KEY || undefined,
     tuning: Object.fromEntries(
       TUNING_SETTINGS.flatMap((setting) => {
@@ -198,6 +204,28 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
       }),
     ),
   };
+}
+
+/** An origin a CSP source list takes: scheme and host (a leading `*.` allowed), an optional port, no path. */
+const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i;
+
+/**
+ * The origins of `text` (separated by spaces or commas) that may frame the dashboard; undefined when
+ * `text` is unset or empty. Throws a ConfigError naming `source` for anything that is not an origin.
+ */
+export function parseFrameAncestors(text: string | undefined, source: string): string[] | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const origins = text
+    .split(/[\s,]+/)
+    .filter((entry) => entry !== '')
+    .map((entry) => entry.replace(/\/$/, ''));
+  const wrong = origins.find((origin) => !ORIGIN.test(origin));
+  if (wrong !== undefined) {
+    throw new ConfigError(
+      `${source} must list origins such as https://docs.example.com (scheme and host, an optional port, no path), separated by spaces; "${wrong}" is not one`,
+    );
+  }
+  return origins;
 }
 
 export interface ResolvedSecrets {

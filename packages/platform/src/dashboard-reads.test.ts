@@ -211,6 +211,8 @@ describe.each(backends)('what the dashboard reads, on $name', (backend) => {
         name: 'acme-page',
         title: 'acme-page title',
         description: 'acme-page description',
+        organization: 'acme',
+        organizationTitle: 'Acme',
         summary: '# Hello\n\nIt does **things**.',
         icon: '/v1/integrations/acme-page/assets/icon?v=1',
         previewImages: ['/v1/integrations/acme-page/assets/preview-0?v=1'],

@@ -2,6 +2,7 @@ export {
   ConfigError,
   configFromEnv,
   type PlatformConfig,
+  parseFrameAncestors,
   parseTuningValue,
   resolveTuning,
   TUNING_DEFAULTS,

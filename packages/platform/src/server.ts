@@ -88,6 +88,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     now: Date.now,
     publicUrl: '',
     apiUrl: '',
+    allowPrivateNetwork: config.allowPrivateNetwork,
     wake: () => {},
     routeOnIngest: async () => undefined,
     deliveries: NO_DELIVERY_ENGINE,
@@ -179,6 +180,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     dashboardDir: options.dashboardDir,
     closing: stopping.signal,
     recoveries,
+    frameAncestors: config.frameAncestors,
   });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));

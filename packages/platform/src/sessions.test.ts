@@ -55,7 +55,10 @@ describe.each(backends)('sessions on $name', (backend) => {
   it('exchanges a user token for an HttpOnly, SameSite=Strict cookie that stands for that user', async () => {
     const session = await signIn({ token: world.tokens.bob });
     expect(session.status).toBe(201);
-    expect(session.answer).toEqual({ principal: { kind: 'user', userId: 'bob' }, csrfToken: expect.any(String) });
+    expect(session.answer).toEqual({
+      principal: { kind: 'user', userId: 'bob', name: 'bob' },
+      csrfToken: expect.any(String),
+    });
     expect(session.setCookie).toMatch(
       new RegExp(`^${SESSION_COOKIE}=[\\w-]{43}; Max-Age=43200; Path=/; HttpOnly; SameSite=Strict$`),
     );
@@ -125,5 +128,66 @@ describe.each(backends)('sessions on $name', (backend) => {
     const secret = session.cookie.slice(SESSION_COOKIE.length + 1);
     expect(await sessionOf(world.platform.ctx, world.platform.adminToken, secret)).toBeDefined();
     expect(await sessionOf(world.platform.ctx, 'pta_another_admin_token', secret)).toBeUndefined();
+  });
+
+  it('hands out one-time sign-in links for a user (operator only), optionally to a dashboard page', async () => {
+    const admin = world.admin;
+    const made = await admin('POST', '/v1/users/bob/sign-in-links', { path: `/installations/${installation}` });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const { url, expiresAt } = made.body as { url: string; expiresAt: string };
+    expect(url).toMatch(new RegExp(`^${world.platform.url}/installations/${installation}#code=u\\.[\\w.-]+$`));
+    const minutes = (Date.parse(expiresAt) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(14.9);
+    expect(minutes).toBeLessThanOrEqual(15);
+    // What the dashboard does with the link: the code from the fragment, exchanged once.
+    const code = new URL(url).hash.slice('#code='.length);
+    const session = await signIn({ code });
+    expect(session.status).toBe(201);
+    expect(session.answer.principal).toEqual({ kind: 'user', userId: 'bob', name: 'bob' });
+    expect((await withCookie(session.cookie)('GET', `/v1/installations/${installation}`)).status).toBe(200);
+    const again = await signIn({ code });
+    expect(again.status).toBe(401);
+    expect(again.answer.error.message).toMatch(/each code works once, for 15 minutes/);
+    // A code that was not made here, even shaped like one, opens nothing.
+    expect((await signIn({ code: `${code.slice(0, -4)}AAAA` })).status).toBe(401);
+    expect((await signIn({ code: 'u.v1.forged.code' })).status).toBe(401);
+    // Without a path the link opens the overview.
+    const home = await admin('POST', '/v1/users/bob/sign-in-links', {});
+    expect(home.body.url).toMatch(new RegExp(`^${world.platform.url}/#code=u\\.`));
+  });
+
+  it('refuses sign-in links to members, for unknown users, and to places outside the dashboard', async () => {
+    const asAda = await world.as(world.tokens.ada)('POST', '/v1/users/bob/sign-in-links', {});
+    expect(asAda.status).toBe(403);
+    const unknown = await world.admin('POST', '/v1/users/nobody/sign-in-links', {});
+    expect(unknown).toMatchObject({ status: 404, body: { error: { message: 'the user nobody does not exist' } } });
+    for (const path of ['https://evil.example.com/', '//evil.example.com', '/\\evil.example.com', 'spaces/x']) {
+      const refused = await world.admin('POST', '/v1/users/bob/sign-in-links', { path });
+      expect(refused.status, path).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_path' });
+      expect(refused.body.error.message).toMatch(/^`path` must be a path of the dashboard starting with one \//);
+    }
+    const api = await world.admin('POST', '/v1/users/bob/sign-in-links', { path: '/v1/orgs' });
+    expect(api.body.error.message).toBe('`path` must be a dashboard page, not an API route');
+    const fragment = await world.admin('POST', '/v1/users/bob/sign-in-links', { path: '/spaces/x#y' });
+    expect(fragment.body.error.message).toMatch(/must not hold spaces or a #/);
+    expect((await world.admin('POST', '/v1/users/bob/sign-in-links', { where: '/' })).status).toBe(400);
+  });
+
+  it('ends a sign-in link’s session, and refuses its code, once the user’s token is revoked', async () => {
+    const { token } = (await world.admin('POST', '/v1/users', { id: 'erin', name: 'Erin' })).body;
+    await world.admin('PUT', '/v1/orgs/acme/members/erin', { role: 'member' });
+    const first = (await world.admin('POST', '/v1/users/erin/sign-in-links', {})).body.url as string;
+    const second = (await world.admin('POST', '/v1/users/erin/sign-in-links', {})).body.url as string;
+    const session = await signIn({ code: new URL(first).hash.slice(6) });
+    expect(session.status).toBe(201);
+    const db = world.platform.ctx.db;
+    await db.updateTable('user_tokens').set({ revoked_at: Date.now() }).where('user_id', '=', 'erin').execute();
+    expect((await withCookie(session.cookie)('GET', '/v1/session')).status).toBe(401);
+    expect((await signIn({ code: new URL(second).hash.slice(6) })).status).toBe(401);
+    const none = await world.admin('POST', '/v1/users/erin/sign-in-links', {});
+    expect(none.status).toBe(409);
+    expect(none.body.error.message).toMatch(/^the user erin has no token in force/);
+    expect(token).toBeDefined();
   });
 });

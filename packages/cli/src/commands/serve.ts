@@ -4,6 +4,7 @@ import {
   configFromEnv,
   createSignInCode,
   type PlatformConfig,
+  parseFrameAncestors,
   parseTuningValue,
   SIGN_IN_CODE_TTL_MS,
   startPlatform,
@@ -22,6 +23,7 @@ export interface ServeOptions {
   adminToken?: string;
   publicUrl?: string;
   allowPrivateNetwork?: boolean;
+  frameAncestors?: string;
   secretKey?: string;
   logLevel?: string;
   /** Tuning flags, by their camel-cased names (`--dispatch-concurrency` → dispatchConcurrency). */
@@ -47,6 +49,9 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
       ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
       ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+      ...(options.frameAncestors !== undefined
+        ? { frameAncestors: parseFrameAncestors(options.frameAncestors, '--frame-ancestors') }
+        : {}),
     };
     for (const setting of TUNING_SETTINGS) {
       const text = options[flagKey(setting.flag)];

@@ -2,7 +2,7 @@
  * What the pages read, through the generated client and the query cache. Keys name the resource;
  * mutations invalidate what they change, so no page keeps its own copy of server state.
  */
-import { type InfiniteData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { type InfiniteData, useInfiniteQuery, useQueries, useQuery } from '@tanstack/react-query';
 import { api, call, callWithHeaders, type Schemas } from './client';
 
 export type OrganizationEntry = Schemas['OrganizationEntry'];
@@ -35,10 +35,11 @@ export interface DeliveryFilter {
 export const useOrganizations = () =>
   useQuery({ queryKey: keys.organizations, queryFn: () => call(api.GET('/v1/orgs')) });
 
-export const useOrganization = (org: string) =>
+export const useOrganization = (org: string, enabled = true) =>
   useQuery({
     queryKey: keys.organization(org),
     queryFn: () => call(api.GET('/v1/orgs/{org}', { params: { path: { org } } })),
+    enabled: enabled && org !== '',
   });
 
 export const usePlace = (kind: 'space' | 'site', id: string) =>
@@ -95,6 +96,8 @@ export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean)
             path: { id },
             query: {
               limit: 50,
+              // One row per event and URL: its latest delivery decides its status (and the status filter).
+              latest: 'true',
               ...(filter.status ? { status: filter.status } : {}),
               ...(filter.eventId ? { eventId: filter.eventId } : {}),
               ...(pageParam ? { cursor: pageParam } : {}),
@@ -109,9 +112,42 @@ export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean)
     refetchInterval: live ? false : 5_000,
   });
 
+/** Every delivery of one event (the first and its redeliveries), newest first. */
+export const useEventDeliveries = (id: string, eventId: string, enabled: boolean) =>
+  useQuery({
+    queryKey: ['deliveries', id, 'event', eventId],
+    queryFn: () =>
+      call(api.GET('/v1/installations/{id}/deliveries', { params: { path: { id }, query: { eventId, limit: 200 } } })),
+    enabled,
+  });
+
 export const useDispatches = (id: string, live: boolean) =>
   useQuery({
     queryKey: keys.dispatches(id),
     queryFn: () => call(api.GET('/v1/installations/{id}/dispatches', { params: { path: { id } } })),
     refetchInterval: live ? false : 5_000,
   });
+
+/**
+ * Where each integration is installed at organization level, among the signed-in person's
+ * organizations: integration name → [{ organization, title, installationId }].
+ */
+export function useInstalledIntegrations() {
+  const organizations = useOrganizations();
+  const pages = useQueries({
+    queries: (organizations.data ?? []).map((org) => ({
+      queryKey: keys.organization(org.id),
+      queryFn: () => call(api.GET('/v1/orgs/{org}', { params: { path: { org: org.id } } })),
+    })),
+  });
+  const installed = new Map<string, { organization: string; title: string; installationId: string }[]>();
+  for (const page of pages) {
+    if (!page.data) continue;
+    for (const installation of page.data.installations) {
+      const list = installed.get(installation.integration) ?? [];
+      list.push({ organization: page.data.id, title: page.data.title, installationId: installation.id });
+      installed.set(installation.integration, list);
+    }
+  }
+  return { installed, pending: organizations.isPending || pages.some((page) => page.isPending) };
+}

@@ -1,12 +1,20 @@
 import { ApiError } from '../api/client';
+import { MessageText } from './message-text';
 
 /** An error as a person reads it: what the server said and, for an API error, its code. */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
-  const message = error instanceof Error ? error.message : String(error);
+  // A request of a signed-in page refused as unauthenticated: the session ended (the server's text
+  // speaks of bearer tokens, for API callers). Sign-in refusals keep their own words.
+  const ended = error instanceof ApiError && error.status === 401 && error.message.startsWith('send a valid token');
+  const message = ended
+    ? 'your session has ended: sign in again, then try once more'
+    : error instanceof Error
+      ? error.message
+      : String(error);
   return (
     <div role="alert" className="error-note">
       {title ? <strong>{title}: </strong> : null}
-      {message}
+      <MessageText message={message} />
       {error instanceof ApiError && error.code ? <span className="error-code"> ({error.code})</span> : null}
     </div>
   );

@@ -34,10 +34,19 @@ export interface DashboardWorld {
   close(): Promise<void>;
 }
 
-export async function startDashboardWorld(options: { tuning?: Partial<Tuning> } = {}): Promise<DashboardWorld> {
+export async function startDashboardWorld(
+  options: { tuning?: Partial<Tuning>; frameAncestors?: string[] } = {},
+): Promise<DashboardWorld> {
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-dashboard-'));
   const platform = await startPlatform(
-    { port: 0, host: '127.0.0.1', dataDir, allowPrivateNetwork: true, tuning: options.tuning },
+    {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      allowPrivateNetwork: true,
+      tuning: options.tuning,
+      frameAncestors: options.frameAncestors,
+    },
     { dashboardDir: dist },
   );
   const contexts: BrowserContext[] = [];

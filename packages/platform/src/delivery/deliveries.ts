@@ -159,6 +159,8 @@ export async function listDeliveries(
     eventId?: string | undefined;
     limit?: number | undefined;
     cursor?: string | undefined;
+    /** Only the latest delivery of each event and URL: one redelivered since is left out (its redelivery decides). */
+    latest?: boolean | undefined;
   },
 ): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
   await authorizedInstallation(ctx, principal, installationId);
@@ -176,6 +178,29 @@ export async function listDeliveries(
     .where('installation_id', '=', installationId)
     .$if(filter.status !== undefined, (qb) => qb.where('status', '=', filter.status as 'pending'))
     .$if(filter.eventId !== undefined, (qb) => qb.where('event_id', '=', filter.eventId as string))
+    .$if(filter.latest === true, (qb) =>
+      qb.where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('deliveries as later')
+              .select('later.id')
+              .whereRef('later.installation_id', '=', 'deliveries.installation_id')
+              .whereRef('later.event_id', '=', 'deliveries.event_id')
+              .whereRef('later.url', '=', 'deliveries.url')
+              .where('later.redelivery_of', 'is not', null)
+              .where((later) =>
+                later.or([
+                  later('later.created_at', '>', later.ref('deliveries.created_at')),
+                  later.and([
+                    later('later.created_at', '=', later.ref('deliveries.created_at')),
+                    later('later.id', '>', later.ref('deliveries.id')),
+                  ]),
+                ]),
+              ),
+          ),
+        ),
+      ),
+    )
     .$if(after !== undefined, (qb) =>
       qb.where((eb) =>
         eb.or([

@@ -62,3 +62,28 @@ export async function rotateSecret(ctx: ServiceContext, installationId: string):
   });
   return secret;
 }
+
+/**
+ * What a person sees of the installation's secrets: the current one and those still signing after
+ * a rotation, each with the time it stops (newest first).
+ */
+export async function secretsView(
+  ctx: ServiceContext,
+  installationId: string,
+): Promise<{ secret: string; previous: { secret: string; expiresAt: string }[] }> {
+  const [current] = await validSecrets(ctx, installationId);
+  const rows = await ctx.db
+    .selectFrom('signing_secrets')
+    .select(['secret', 'expires_at'])
+    .where('installation_id', '=', installationId)
+    .where('expires_at', '>', ctx.now())
+    .orderBy('id', 'desc')
+    .execute();
+  return {
+    secret: current as string,
+    previous: rows.map((row) => ({
+      secret: ctx.box.open(row.secret),
+      expiresAt: new Date(Number(row.expires_at)).toISOString(),
+    })),
+  };
+}

@@ -11,7 +11,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
-import { rotateSecret, validSecrets } from '../delivery/signing-secrets.js';
+import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
+import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
@@ -40,7 +41,7 @@ import {
 } from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
-import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
+import { createSignInLink, SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
 import { sameSecret } from '../services/tokens.js';
 import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
@@ -68,6 +69,8 @@ export interface AppOptions {
   closing?: AbortSignal | undefined;
   /** Told when a recovery starts, so this node works it at once. */
   recoveries?: { wake(): void } | undefined;
+  /** Origins whose pages may frame the dashboard (PORTICO_FRAME_ANCESTORS). */
+  frameAncestors?: string[] | undefined;
 }
 
 /** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
@@ -240,6 +243,7 @@ export function createApp(options: AppOptions) {
   sessionRoutes(app, {
     ctx,
     adminToken,
+    embeddable: (options.frameAncestors?.length ?? 0) > 0,
     sessionOf: async (c) => {
       const session = await sessionFor(c);
       if (session === undefined) return undefined;
@@ -295,6 +299,24 @@ export function createApp(options: AppOptions) {
     async (c) => {
       requireAdmin(await principal(c));
       return c.json(await createUser(ctx, c.req.valid('json')), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/users/{id}/sign-in-links',
+      summary:
+        'A one-time link that signs the user in to the dashboard, at `path` when given (operator); valid 15 minutes',
+      tags: tags.directory,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(S.SignInLinkInput) },
+      responses: { 201: jsonAnswer(S.SignInLink), ...errorResponses },
+    }),
+    async (c) => {
+      requireAdmin(await principal(c));
+      const { path } = c.req.valid('json');
+      return c.json(await createSignInLink(ctx, c.req.valid('param').id, path), 201);
     },
   );
 
@@ -618,12 +640,20 @@ export function createApp(options: AppOptions) {
           eventId: z.string().optional(),
           limit: z.coerce.number().int().min(1).max(200).optional(),
           cursor: z.string().optional(),
+          latest: z.enum(['true', 'false']).optional().openapi({
+            description:
+              'true: only the latest delivery of each event and URL (one redelivered since is left out, so its redelivery decides the status filter)',
+          }),
         }),
       },
       responses: { 200: jsonAnswer(z.array(S.Delivery)), ...errorResponses },
     }),
     async (c) => {
-      const page = await listDeliveries(ctx, await principal(c), c.req.valid('param').id, c.req.valid('query'));
+      const { latest, ...query } = c.req.valid('query');
+      const page = await listDeliveries(ctx, await principal(c), c.req.valid('param').id, {
+        ...query,
+        latest: latest === 'true',
+      });
       if (page.nextCursor) c.header('x-next-cursor', page.nextCursor);
       return c.json(page.deliveries, 200);
     },
@@ -677,7 +707,8 @@ export function createApp(options: AppOptions) {
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/signing-secret',
-      summary: 'The current signing secret of X-Platform-Signature (created on first use)',
+      summary:
+        'The current signing secret of X-Platform-Signature (created on first use), and the previous ones still signing after a rotation',
       tags: tags.deliveries,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
@@ -686,7 +717,7 @@ export function createApp(options: AppOptions) {
     async (c) => {
       const { id } = c.req.valid('param');
       await authorizedInstallation(ctx, await principal(c), id);
-      return c.json({ secret: (await validSecrets(ctx, id))[0] as string }, 200);
+      return c.json(await secretsView(ctx, id), 200);
     },
   );
 
@@ -703,8 +734,23 @@ export function createApp(options: AppOptions) {
     async (c) => {
       const { id } = c.req.valid('param');
       await authorizedInstallation(ctx, await principal(c), id);
-      return c.json({ secret: await rotateSecret(ctx, id) }, 200);
+      await rotateSecret(ctx, id);
+      return c.json(await secretsView(ctx, id), 200);
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/test-delivery',
+      summary:
+        'Send test event: a signed example `{ eventId, type: "webhook_test", installationId, test: true }` to the configured URL, through the delivery engine',
+      tags: tags.deliveries,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 202: jsonAnswer(S.TestDelivery), ...errorResponses },
+    }),
+    async (c) => c.json(await sendTestDelivery(ctx, await principal(c), c.req.valid('param').id), 202),
   );
 
   const publicEndpoint = async (c: Context) => callPublicEndpoint(ctx, dispatcher, c.req.param('id') ?? '', c.req.raw);
@@ -743,6 +789,7 @@ export function createApp(options: AppOptions) {
   dashboardFiles(app, {
     dir: options.dashboardDir,
     extraOrigins: () => (ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : []),
+    frameAncestors: options.frameAncestors,
   });
 
   return app;

@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFromEnv, parseFrameAncestors } from '../config.js';
 import { type RunningPlatform, startPlatform } from '../server.js';
 import { backends } from '../test-support/backends.js';
 import { contentSecurityPolicy, findDashboardDist } from './dashboard-files.js';
@@ -99,6 +100,26 @@ describe('the dashboard at /', () => {
     expect(contentSecurityPolicy(['https://hooks.example.com'])).toMatch(
       /frame-src 'self' https: https:\/\/hooks\.example\.com/,
     );
+  });
+
+  it('lets only the origins of PORTICO_FRAME_ANCESTORS (and itself) frame the dashboard', () => {
+    expect(contentSecurityPolicy([], ['https://docs.example.com', 'https://*.example.org:8443'])).toMatch(
+      /frame-ancestors 'self' https:\/\/docs\.example\.com https:\/\/\*\.example\.org:8443(;|$)/,
+    );
+    expect(contentSecurityPolicy([], [])).toMatch(/frame-ancestors 'none'/);
+    expect(parseFrameAncestors('https://docs.example.com, http://localhost:3000/', 'PORTICO_FRAME_ANCESTORS')).toEqual([
+      'https://docs.example.com',
+      'http://localhost:3000',
+    ]);
+    expect(parseFrameAncestors('  ', 'PORTICO_FRAME_ANCESTORS')).toBeUndefined();
+    for (const wrong of ['docs.example.com', 'https://docs.example.com/embed', "'self'", 'javascript:alert(1)', '*']) {
+      expect(() => parseFrameAncestors(wrong, 'PORTICO_FRAME_ANCESTORS'), wrong).toThrow(
+        /^PORTICO_FRAME_ANCESTORS must list origins such as https:\/\/docs\.example\.com/,
+      );
+    }
+    expect(
+      configFromEnv({ PORTICO_FRAME_ANCESTORS: 'https://a.example.com https://b.example.com' }).frameAncestors,
+    ).toEqual(['https://a.example.com', 'https://b.example.com']);
   });
 
   it('finds the @portico/dashboard package’s dist without depending on it', () => {

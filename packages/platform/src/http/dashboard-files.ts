@@ -41,6 +41,8 @@ export interface DashboardFilesOptions {
   dir?: string | undefined;
   /** Origins besides this one that pages may frame and show images from (the public endpoints' base). */
   extraOrigins?: () => string[];
+  /** Origins whose pages may frame the dashboard (PORTICO_FRAME_ANCESTORS); none when empty. */
+  frameAncestors?: string[] | undefined;
 }
 
 /** The dist directory of `@portico/dashboard`, or undefined while the package is not installed. */
@@ -53,8 +55,11 @@ export function findDashboardDist(): string | undefined {
   }
 }
 
-/** The policy of the dashboard's pages: its own scripts only; web frames and images may come from https sites. */
-export function contentSecurityPolicy(extraOrigins: string[] = []): string {
+/**
+ * The policy of the dashboard's pages: its own scripts only; web frames and images may come from
+ * https sites; only `frameAncestors` (and the dashboard itself) may frame it, nobody when none.
+ */
+export function contentSecurityPolicy(extraOrigins: string[] = [], frameAncestors: string[] = []): string {
   const extra = extraOrigins.length > 0 ? ` ${extraOrigins.join(' ')}` : '';
   return [
     "default-src 'self'",
@@ -68,7 +73,7 @@ export function contentSecurityPolicy(extraOrigins: string[] = []): string {
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    frameAncestors.length > 0 ? `frame-ancestors 'self' ${frameAncestors.join(' ')}` : "frame-ancestors 'none'",
   ].join('; ');
 }
 
@@ -111,7 +116,7 @@ export function dashboardFiles(app: OpenAPIHono, options: DashboardFilesOptions 
       etag,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'same-origin',
-      'content-security-policy': contentSecurityPolicy(options.extraOrigins?.()),
+      'content-security-policy': contentSecurityPolicy(options.extraOrigins?.(), options.frameAncestors),
     };
     if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
     headers['content-length'] = String(served.size);

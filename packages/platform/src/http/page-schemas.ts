@@ -22,6 +22,10 @@ export const ConfigurationField = z
       .optional()
       .openapi({ description: 'A button: its text; pressing it calls POST /v1/installations/{id}/oauth/start' }),
     connected: z.boolean().optional().openapi({ description: 'A button: whether its flow stored credentials' }),
+    urlSchemes: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'A URL field: an absolute URL with one of these schemes is required' }),
   })
   .openapi('ConfigurationField', { description: 'One property of the configuration form, as the form shows it' });
 
@@ -35,6 +39,9 @@ const pageFields = {
   errors: z
     .array(z.object({ path: z.string(), message: z.string() }))
     .openapi({ description: 'What keeps the configuration from validating (what is missing while pending)' }),
+  warnings: z
+    .array(z.object({ path: z.string(), message: z.string() }))
+    .openapi({ description: 'What a person should know although it validates (a webhook with no event selected)' }),
   configurationSchema: JsonSchema,
   fields: z.array(ConfigurationField),
   children: z
@@ -99,6 +106,7 @@ export const DirectoryEntry = z
   .openapi('DirectoryEntry');
 
 export const IntegrationPage = S.Integration.extend({
+  organizationTitle: z.string().openapi({ description: 'The title of the organization that publishes it' }),
   summary: z.string().optional().openapi({ description: 'Markdown source' }),
   scopeGrants: z.array(z.object({ scope: z.string(), grants: z.string() })),
   categories: z.array(z.string()).optional(),

@@ -156,6 +156,9 @@ export const ConfigurationResult = z
     status: z.enum(['pending', 'active', 'paused']),
     configuration: z.record(z.string(), z.unknown()),
     errors: z.array(z.object({ path: z.string(), message: z.string() })),
+    warnings: z.array(z.object({ path: z.string(), message: z.string() })).openapi({
+      description: 'What a person should know although it validates (a webhook with no event selected)',
+    }),
   })
   .openapi('ConfigurationResult');
 
@@ -307,4 +310,32 @@ export const Delivery = z
   })
   .openapi('Delivery');
 
-export const SigningSecret = z.object({ secret: z.string() }).openapi('SigningSecret');
+export const SigningSecret = z
+  .object({
+    secret: z.string().openapi({ description: 'The current secret: it signs every delivery' }),
+    previous: z
+      .array(z.object({ secret: z.string(), expiresAt: z.string() }))
+      .openapi({ description: 'Secrets replaced by a rotation that still sign until expiresAt (24 h), newest first' }),
+  })
+  .openapi('SigningSecret');
+
+export const TestDelivery = z
+  .object({ id: z.string(), status: z.string(), eventId: z.string(), url: z.string() })
+  .openapi('TestDelivery', { description: 'The test delivery: follow it in GET /v1/installations/{id}/deliveries' });
+
+export const SignInLinkInput = z
+  .strictObject({
+    path: z.string().optional().openapi({
+      description: 'The dashboard page the link opens, such as /installations/inst_… (default: the overview)',
+    }),
+  })
+  .openapi('SignInLinkInput');
+
+export const SignInLink = z
+  .object({
+    url: z
+      .string()
+      .openapi({ description: 'Open it once, before expiresAt: it signs the user in (the code is in the fragment)' }),
+    expiresAt: z.string(),
+  })
+  .openapi('SignInLink');

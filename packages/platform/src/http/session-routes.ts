@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { unauthorized } from '../errors.js';
 import type { Principal, ServiceContext } from '../services/context.js';
-import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS } from '../services/sessions.js';
+import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../services/sessions.js';
 import { errorResponses, jsonAnswer, jsonBody } from './route.js';
 
 const SessionInput = z
@@ -21,7 +21,11 @@ const SessionInput = z
 
 const Session = z
   .object({
-    principal: z.object({ kind: z.enum(['admin', 'user']), userId: z.string().optional() }),
+    principal: z.object({
+      kind: z.enum(['admin', 'user']),
+      userId: z.string().optional(),
+      name: z.string().optional().openapi({ description: "A user's name, as the operator synced it" }),
+    }),
     csrfToken: z
       .string()
       .openapi({ description: 'Send it back in `X-CSRF-Token` on every request that changes something' }),
@@ -33,17 +37,25 @@ const tags = ['Sessions'];
 export interface SessionRouteOptions {
   ctx: ServiceContext;
   adminToken: string;
+  /**
+   * Other sites may frame the dashboard (PORTICO_FRAME_ANCESTORS): over https the cookie is then
+   * `SameSite=None; Partitioned`, so a framed dashboard keeps its session (the CSRF token still
+   * guards every change).
+   */
+  embeddable?: boolean;
   /** The request's session, if it has one that has not ended. */
   sessionOf(c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined>;
 }
 
-const view = (principal: Principal, csrfToken: string) => ({
-  principal:
-    principal.kind === 'user' ? { kind: 'user' as const, userId: principal.userId } : { kind: 'admin' as const },
-  csrfToken,
-});
+export function sessionRoutes(
+  app: OpenAPIHono,
+  { ctx, adminToken, sessionOf, embeddable = false }: SessionRouteOptions,
+) {
+  const view = async (principal: Principal, csrfToken: string) => ({
+    principal: await signedIn(ctx, principal),
+    csrfToken,
+  });
 
-export function sessionRoutes(app: OpenAPIHono, { ctx, adminToken, sessionOf }: SessionRouteOptions) {
   app.openapi(
     createRoute({
       method: 'post',
@@ -55,14 +67,17 @@ export function sessionRoutes(app: OpenAPIHono, { ctx, adminToken, sessionOf }: 
     }),
     async (c) => {
       const opened = await openSession(ctx, adminToken, c.req.valid('json'));
+      const secure = new URL(c.req.url).protocol === 'https:';
+      const framed = embeddable && secure;
       setCookie(c, SESSION_COOKIE, opened.secret, {
         httpOnly: true,
-        sameSite: 'Strict',
-        secure: new URL(c.req.url).protocol === 'https:',
+        sameSite: framed ? 'None' : 'Strict',
+        secure,
+        ...(framed ? { partitioned: true } : {}),
         path: '/',
         maxAge: SESSION_TTL_MS / 1000,
       });
-      return c.json(view(opened.principal, opened.csrfToken), 201);
+      return c.json(await view(opened.principal, opened.csrfToken), 201);
     },
   );
 
@@ -78,7 +93,7 @@ export function sessionRoutes(app: OpenAPIHono, { ctx, adminToken, sessionOf }: 
       const session = await sessionOf(c);
       if (session === undefined)
         throw unauthorized('not signed in: POST /v1/session with a user token or the admin token');
-      return c.json(view(session.principal, session.csrfToken), 200);
+      return c.json(await view(session.principal, session.csrfToken), 200);
     },
   );
 

@@ -8,7 +8,8 @@ export interface ConfigurationError {
   message: string;
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+// strictNumbers: a number too large for a double (`1.5e400` parses as Infinity) is not a number.
+const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
 /** Compiled validators, per manifest object (manifests of published versions are cached and never change). */
 const validators = new WeakMap<Manifest, Partial<Record<ConfigurationLevel, ValidateFunction>>>();
 
@@ -23,6 +24,48 @@ export function validateConfiguration(
   level: ConfigurationLevel,
   configuration: Configuration,
 ): ConfigurationError[] {
+  return problems(manifest, level, configuration).map(({ path, message }) => ({ path, message }));
+}
+
+/**
+ * The values `patch` sets that are wrong whatever else is stored: the wrong type, not one of the
+ * options, a number too large to store. What is missing is not wrong here: an installation waits
+ * (pending) until it is set.
+ */
+export function invalidValues(
+  manifest: Manifest,
+  level: ConfigurationLevel,
+  patch: Configuration,
+): ConfigurationError[] {
+  const set = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== null));
+  return problems(manifest, level, set)
+    .filter((problem) => problem.keyword !== 'required' && problem.keyword !== 'additionalProperties')
+    .map(({ path, message }) => ({ path, message }));
+}
+
+/**
+ * `patch` with every string property that holds only whitespace set to null: a required string of
+ * spaces is missing, not set.
+ */
+export function withoutBlankStrings(
+  manifest: Manifest,
+  level: ConfigurationLevel,
+  patch: Configuration,
+): Configuration {
+  const properties = manifest.configurations?.[level]?.properties ?? {};
+  return Object.fromEntries(
+    Object.entries(patch).map(([name, value]) => [
+      name,
+      properties[name]?.type === 'string' && typeof value === 'string' && value.trim() === '' ? null : value,
+    ]),
+  );
+}
+
+function problems(
+  manifest: Manifest,
+  level: ConfigurationLevel,
+  configuration: Configuration,
+): (ConfigurationError & { keyword: string })[] {
   let compiled = validators.get(manifest);
   if (compiled === undefined) {
     compiled = {};
@@ -36,24 +79,52 @@ export function validateConfiguration(
   if (validate(configuration)) return [];
   return (validate.errors ?? []).map((error) => {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
-    switch (error.keyword) {
+    const keyword = error.keyword;
+    switch (keyword) {
       case 'required':
         return {
+          keyword,
           path: String(error.params.missingProperty),
           message: `\`${error.params.missingProperty}\` is required`,
         };
       case 'additionalProperties':
         return {
+          keyword,
           path: String(error.params.additionalProperty),
           message: `\`${error.params.additionalProperty}\` is not a property of this integration's ${level} configuration`,
         };
       case 'enum':
-        return { path, message: `\`${path}\` must be one of ${(error.params.allowedValues as unknown[]).join(', ')}` };
+        return {
+          keyword,
+          path,
+          message: `\`${path}\` must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`,
+        };
+      case 'type': {
+        const value = error.instancePath === '' ? configuration : configuration[path];
+        if (typeof value === 'number' && !Number.isFinite(value))
+          return {
+            keyword,
+            path,
+            message: `\`${path}\` is too large to store: enter a number between -1.7e308 and 1.7e308`,
+          };
+        return {
+          keyword,
+          path,
+          message: `\`${path}\` must be ${typeNames[String(error.params.type)] ?? error.params.type}`,
+        };
+      }
       default:
-        return { path, message: `\`${path}\` ${error.message ?? 'is not valid'}` };
+        return { keyword, path, message: `\`${path}\` ${error.message ?? 'is not valid'}` };
     }
   });
 }
+
+const typeNames: Record<string, string> = {
+  string: 'text (a string)',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'connected (an object its sign-in flow stores)',
+};
 
 /** The configuration a new installation starts with: the `default` of every property that has one. */
 export function defaultConfiguration(manifest: Manifest, level: ConfigurationLevel): Configuration {

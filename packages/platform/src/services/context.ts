@@ -19,6 +19,8 @@ export interface ServiceContext {
   now: () => number;
   /** Base URL under which installations' public endpoints live, e.g. `http://127.0.0.1:8787`. */
   publicUrl: string;
+  /** Deliveries may go to loopback and private addresses, and over http (PORTICO_ALLOW_PRIVATE_NETWORK=1). */
+  allowPrivateNetwork: boolean;
   /** Base URL of this API, as integrations reach it (`environment.apiEndpoint`). */
   apiUrl: string;
   /** Tells the dispatcher that new work is in the outbox, or (`'events'`) that events wait to be routed. */

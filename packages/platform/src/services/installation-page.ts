@@ -14,6 +14,7 @@ import type { ServiceContext } from './context.js';
 import { fullView, type InstallationView } from './installations.js';
 import { assetUrl, storedAssets } from './integration-assets.js';
 import { loadIntegration } from './integrations.js';
+import { isBuiltinWebhook, selectableEvents, webhookWarnings } from './webhook-configuration.js';
 
 type Row = Database['installations'];
 
@@ -34,6 +35,8 @@ export interface ConfigurationField {
   buttonText?: string;
   /** A button: whether its flow stored credentials (the property is set). */
   connected?: boolean;
+  /** A URL field: the schemes it accepts (an absolute URL is required). */
+  urlSchemes?: string[];
 }
 
 export interface InstallationPage extends InstallationView {
@@ -43,6 +46,8 @@ export interface InstallationPage extends InstallationView {
   integrationIcon: string | null;
   /** What keeps it from validating (what is missing while pending); empty once it validates. */
   errors: ConfigurationError[];
+  /** What a person should know although it validates (a webhook with no event selected). */
+  warnings: ConfigurationError[];
   /** The JSON Schema its configuration must satisfy (`account` level for organizations, `site` below). */
   configurationSchema: JsonSchema;
   fields: ConfigurationField[];
@@ -73,14 +78,34 @@ export async function installationPage(ctx: ServiceContext, row: Row): Promise<I
   ]);
   const stored = await storedAssets(ctx.db, integration.name, integration.latest_version);
   const level = levelOf(row.target_type);
+  const errors = validateConfiguration(manifest, level, view.configuration);
+  const webhook = isBuiltinWebhook({ name: integration.name, organization: integration.organization_id });
+  let fields = configurationFields(manifest, level, view.configuration);
+  let schema = configurationSchema(manifest, level);
+  if (webhook) {
+    // Only the events of the place it is in: a space's webhook has no site views to select.
+    const offered = new Set(['url', ...selectableEvents(row.target_type)]);
+    fields = fields
+      .filter((field) => offered.has(field.name))
+      .map((field) =>
+        field.name === 'url'
+          ? { ...field, urlSchemes: ctx.allowPrivateNetwork ? ['https', 'http'] : ['https'] }
+          : field,
+      );
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, unknown>).filter(([name]) => offered.has(name)),
+    );
+    schema = { ...schema, properties };
+  }
   return {
     ...view,
     alerts: endpoints.some((e) => e.state === 'disabled') ? await endpointAlerts(ctx.db, row.id) : [],
     integrationTitle: manifest.title,
     integrationIcon: stored.has('icon') ? assetUrl(integration.name, integration.latest_version, 'icon') : null,
-    errors: validateConfiguration(manifest, level, view.configuration),
-    configurationSchema: configurationSchema(manifest, level),
-    fields: configurationFields(manifest, level, view.configuration),
+    errors,
+    warnings: webhook && errors.length === 0 ? webhookWarnings(row.target_type, view.configuration) : [],
+    configurationSchema: schema,
+    fields,
     children: children.map((c) => ({ id: c.id, target: { type: c.target_type, id: c.target_id }, status: c.status })),
     endpoints,
     blocks: row.target_type === 'space' && row.status === 'active' ? [...(manifest.blocks ?? [])] : [],

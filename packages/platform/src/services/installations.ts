@@ -15,15 +15,18 @@ import {
   type Configuration,
   type ConfigurationError,
   defaultConfiguration,
+  invalidValues,
   levelOf,
   mergeConfiguration,
   undeclaredProperties,
   validateConfiguration,
+  withoutBlankStrings,
 } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
 import { getOrganization } from './directory.js';
 import { loadIntegration } from './integrations.js';
 import { hashToken, newId, newToken } from './tokens.js';
+import { isBuiltinWebhook, webhookUrlProblems, webhookWarnings } from './webhook-configuration.js';
 
 type Row = Database['installations'];
 /** What an installation's view is made of. */
@@ -506,29 +509,46 @@ export interface ConfigurationResult {
   status: InstallationStatus;
   configuration: Configuration;
   errors: ConfigurationError[];
+  /** What a person should know although it validates (a webhook with no event selected). */
+  warnings: ConfigurationError[];
 }
 
 /**
- * Merges `patch` into the configuration and stores the result even when it does not validate
- * (the user is mid-edit); the status follows: `pending` while invalid, `active` once valid
- * (a paused installation stays paused). The setup event is owed on every edit. A patch that sets
- * a property the manifest does not declare is refused whole (400 `unknown_property`).
+ * Merges `patch` into the configuration and stores the result even when something required is
+ * still missing (the user is mid-edit); the status follows: `pending` while incomplete, `active`
+ * once valid (a paused installation stays paused). The setup event is owed on every edit. A string
+ * of only whitespace counts as missing. A patch that sets a property the manifest does not declare
+ * (400 `unknown_property`) or a value that is wrong (400 `invalid_configuration`: the wrong type,
+ * not an option, a number too large, a webhook URL deliveries cannot go to) is refused whole:
+ * nothing is stored.
  */
 export async function patchConfiguration(
   ctx: ServiceContext,
   principal: Principal,
   id: string,
-  patch: Configuration,
+  input: Configuration,
 ): Promise<ConfigurationResult> {
   const before = await authorizedInstallation(ctx, principal, id);
-  const { manifest } = await loadIntegration(ctx, before.integration_name);
+  const { row: published, manifest } = await loadIntegration(ctx, before.integration_name);
   const level = levelOf(before.target_type);
   // A property the manifest does not declare is refused before anything is stored: kept, it
   // would hold the installation pending whatever else is set.
-  const undeclared = undeclaredProperties(manifest, level, patch);
+  const undeclared = undeclaredProperties(manifest, level, input);
   if (undeclared.length > 0) {
     throw badRequest('unknown_property', undeclared.map((e) => e.message).join('; '), { errors: undeclared });
   }
+  let patch = withoutBlankStrings(manifest, level, input);
+  const webhook = isBuiltinWebhook({ name: published.name, organization: published.organization_id });
+  const invalid = [
+    ...invalidValues(manifest, level, patch),
+    ...(webhook ? webhookUrlProblems(patch, ctx.allowPrivateNetwork) : []),
+  ];
+  if (invalid.length > 0) {
+    throw badRequest('invalid_configuration', `not saved: ${invalid.map((e) => e.message).join('; ')}`, {
+      errors: invalid,
+    });
+  }
+  if (webhook && typeof patch.url === 'string') patch = { ...patch, url: patch.url.trim() };
   const edit = async (trx: Transaction<Database>): Promise<ConfigurationResult> => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
     const row = await lockedInstallation(ctx, trx, id);
@@ -544,7 +564,8 @@ export async function patchConfiguration(
       .execute();
     if (status !== row.status) await recordStatus(trx, id, row.status, status, 'configuration', now);
     await owe(trx, { ...row, status }, 'configuration', now);
-    return { status, configuration, errors };
+    const warnings = webhook && errors.length === 0 ? webhookWarnings(row.target_type, configuration) : [];
+    return { status, configuration, errors, warnings };
   };
   // On SQLite edits that arrive together share one commit (group commit: one fsync for them all;
   // its writes take turns on the one connection anyway). On PostgreSQL each edit keeps its own

@@ -204,9 +204,13 @@ export async function visibleIntegration(ctx: ServiceContext, principal: Princip
 
 export async function getIntegration(ctx: ServiceContext, principal: Principal, name: string, shareToken?: string) {
   const { row, manifest, owner, shared } = await visibleIntegration(ctx, principal, name, shareToken);
-  const stored = await storedAssets(ctx.db, row.name, row.latest_version);
+  const [stored, publisher] = await Promise.all([
+    storedAssets(ctx.db, row.name, row.latest_version),
+    ctx.db.selectFrom('organizations').select('title').where('id', '=', row.organization_id).executeTakeFirst(),
+  ]);
   return {
     ...describe(row, manifest, stored, shared && !owner ? shareToken : undefined),
+    organizationTitle: publisher?.title ?? row.organization_id,
     ...(owner ? { shareToken: row.share_token } : {}),
   };
 }

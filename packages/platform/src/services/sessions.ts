@@ -6,7 +6,7 @@
  * request that changes something must also carry the session's CSRF token (`X-CSRF-Token`).
  */
 import { randomBytes } from 'node:crypto';
-import { badRequest, unauthorized } from '../errors.js';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.js';
 import { prepared } from '../storage/prepared.js';
 import { type Credentials, credentialsOf, principalOf } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -68,6 +68,13 @@ export async function openSession(
     principal = await principalOf(ctx, credentials);
     kind = credentials.kind;
     tokenHash = credentials.kind === 'admin' ? hashToken(adminToken) : credentials.tokenHash;
+  } else if (input.code?.startsWith(USER_CODE_PREFIX)) {
+    // A sign-in link for a user: the code carries (sealed) the user and the token the session stands for.
+    const user = userOfCode(ctx, input.code);
+    if (user === undefined) throw unauthorized(USED_OR_EXPIRED);
+    principal = await principalOf(ctx, { kind: 'user', tokenHash: user.tokenHash });
+    kind = 'user';
+    tokenHash = user.tokenHash;
   } else {
     principal = { kind: 'admin' };
     kind = 'admin';
@@ -84,11 +91,7 @@ export async function openSession(
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
         .executeTakeFirst();
-      if (Number(used.numUpdatedRows) === 0) {
-        throw unauthorized(
-          'the sign-in code is not valid: each code works once, for 15 minutes; sign in with the admin token instead',
-        );
-      }
+      if (Number(used.numUpdatedRows) === 0) throw unauthorized(USED_OR_EXPIRED);
     }
     await trx.deleteFrom('sessions').where('expires_at', '<=', now).execute();
     await trx
@@ -124,9 +127,85 @@ export async function sessionOf(
   return { credentials: { kind: 'user', tokenHash: row.token_hash }, csrfToken: row.csrf_token };
 }
 
+/** Who a session stands for, as the dashboard names them: the operator, or a user with their name. */
+export async function signedIn(
+  ctx: ServiceContext,
+  principal: Principal,
+): Promise<{ kind: 'admin' } | { kind: 'user'; userId: string; name?: string }> {
+  if (principal.kind !== 'user') return { kind: 'admin' };
+  const user = await ctx.db.selectFrom('users').select('name').where('id', '=', principal.userId).executeTakeFirst();
+  return { kind: 'user', userId: principal.userId, ...(user ? { name: user.name } : {}) };
+}
+
 /** Ends a session (signing out); ending one that has ended already is not an error. */
 export async function closeSession(ctx: ServiceContext, cookie: string): Promise<void> {
   await ctx.write((trx) => trx.deleteFrom('sessions').where('id_hash', '=', hashToken(cookie)).execute());
+}
+
+const USED_OR_EXPIRED =
+  'the sign-in code is not valid: each code works once, for 15 minutes; ask for a new sign-in link, or sign in with a token';
+
+/** Codes of users' sign-in links start with this; the operator's codes (printed at start) never do. */
+const USER_CODE_PREFIX = 'u.';
+
+/** The user and token a sign-in link's code was made for, or undefined when it was not made here. */
+function userOfCode(ctx: ServiceContext, code: string): { userId: string; tokenHash: string } | undefined {
+  try {
+    const parsed = JSON.parse(ctx.box.open(code.slice(USER_CODE_PREFIX.length))) as Record<string, unknown>;
+    if (typeof parsed.user !== 'string' || typeof parsed.token !== 'string') return undefined;
+    return { userId: parsed.user, tokenHash: parsed.token };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where a sign-in link may lead: a path of the dashboard (`/installations/inst_…`, `/spaces/docs`),
+ * never another site nor the API. Answers the problem, or undefined when `path` is fine.
+ */
+export function signInPathProblem(path: string): string | undefined {
+  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\'))
+    return '`path` must be a path of the dashboard starting with one /, such as /installations/inst_… or /spaces/docs';
+  if (/^\/v1(\/|$|\?)/.test(path) || path === '/healthz') return '`path` must be a dashboard page, not an API route';
+  if (/[\s#]/.test(path) || path.length > 2000)
+    return '`path` must not hold spaces or a # (the link adds its own fragment), and at most 2,000 characters';
+  return undefined;
+}
+
+/**
+ * A one-time link that signs `userId` in to the dashboard (at `path`, else the overview), valid for
+ * `SIGN_IN_CODE_TTL_MS`. The session it opens stands for the user's current token: revoking that
+ * token ends it. The code travels in the fragment, so it stays out of server logs.
+ */
+export async function createSignInLink(
+  ctx: ServiceContext,
+  userId: string,
+  path = '/',
+): Promise<{ url: string; expiresAt: string }> {
+  const problem = signInPathProblem(path);
+  if (problem !== undefined) throw badRequest('invalid_path', problem);
+  const user = await ctx.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+  if (user === undefined) throw notFound(`the user ${userId}`);
+  const token = await ctx.db
+    .selectFrom('user_tokens')
+    .select('token_hash')
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  if (token === undefined) {
+    throw conflict(`the user ${userId} has no token in force: a sign-in link signs in as the user's token`);
+  }
+  const code = `${USER_CODE_PREFIX}${ctx.box.seal(JSON.stringify({ user: userId, token: token.token_hash }))}`;
+  const now = ctx.now();
+  const expiresAt = now + SIGN_IN_CODE_TTL_MS;
+  await ctx.write((trx) =>
+    trx
+      .insertInto('sign_in_codes')
+      .values({ code_hash: hashToken(code), created_at: now, expires_at: expiresAt, used_at: null })
+      .execute(),
+  );
+  return { url: `${ctx.publicUrl}${path}#code=${code}`, expiresAt: new Date(expiresAt).toISOString() };
 }
 
 /** A one-time code that opens an operator session, valid for `SIGN_IN_CODE_TTL_MS`. */

@@ -1,8 +1,10 @@
 /**
  * The configuration form, generated from the JSON Schema of the installation's level (rjsf): text
  * and number fields, a dropdown for `enum`, a dropdown filled by the integration for a completion,
- * a toggle for a boolean, Connect for a button. The server validates; its errors show beside the
- * fields, and a refused save changes nothing.
+ * a toggle for a boolean, Connect for a button. It checks what it can before sending (a URL field
+ * takes an absolute URL of its schemes, a number must be finite, text of only spaces is missing);
+ * the server judges again: its errors show beside the fields, and a refused save changes nothing.
+ * After a save the form shows what the server stored.
  */
 import Form from '@rjsf/core';
 import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
@@ -13,6 +15,7 @@ import { Button } from 'react-aria-components';
 import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { MessageText, readable } from '../../components/message-text';
 import { CompletionWidget } from './widgets/completion-widget';
 import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
@@ -45,8 +48,21 @@ export function ConfigurationForm({ installation }: { installation: Installation
   const schema = useMemo(() => {
     // rjsf's validator speaks draft-07; the server judges, so the `$schema` marker is left out.
     const { $schema: _draft, ...rest } = installation.configurationSchema;
-    return rest as RJSFSchema;
+    // Defaults are the server's to apply (at install): a property that is not stored shows empty,
+    // never a default the installation does not have.
+    const properties = Object.fromEntries(
+      Object.entries((rest.properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, property]) => {
+        const { default: _default, ...withoutDefault } = property;
+        return [name, withoutDefault];
+      }),
+    );
+    return { ...rest, properties } as RJSFSchema;
   }, [installation.configurationSchema]);
+  const titles = useMemo(
+    () => new Map(installation.fields.map((field) => [field.name, field.title] as const)),
+    [installation.fields],
+  );
+  const [localErrors, setLocalErrors] = useState<{ path: string; message: string }[]>([]);
   const uiSchema = useMemo(() => {
     const ui: UiSchema = { 'ui:submitButtonOptions': { norender: true } };
     for (const field of installation.fields) {
@@ -74,23 +90,45 @@ export function ConfigurationForm({ installation }: { installation: Installation
     },
   });
   const serverErrors = save.data?.errors ?? installation.errors;
+  const warnings = save.data?.warnings ?? installation.warnings;
   const refusal = save.error instanceof ApiError ? save.error : undefined;
+  // A refused save names its fields: `errors` (wrong values, undeclared properties) or `property`.
+  const refusedFields: { path: string; message: string }[] = Array.isArray(refusal?.details.errors)
+    ? (refusal.details.errors as { path: string; message: string }[])
+    : typeof refusal?.details.property === 'string'
+      ? [{ path: refusal.details.property, message: refusal.message }]
+      : [];
   const extraErrors: ErrorSchema = {};
-  for (const error of serverErrors) {
-    if (buttons.has(error.path) || error.path === '') continue;
-    (extraErrors as Record<string, { __errors: string[] }>)[error.path] = { __errors: [error.message] };
+  const fieldNames = new Set(installation.fields.map((field) => field.name));
+  // What is missing on the server is not said beside a field the person has filled in since.
+  const stored = save.data?.configuration ?? installation.configuration;
+  const filledSince = (path: string) =>
+    values[path] !== undefined && values[path] !== '' && JSON.stringify(values[path]) !== JSON.stringify(stored[path]);
+  const current = serverErrors.filter((error) => !filledSince(error.path));
+  for (const error of [...current, ...refusedFields, ...localErrors]) {
+    if (buttons.has(error.path) || !fieldNames.has(error.path)) continue;
+    (extraErrors as Record<string, { __errors: string[] }>)[error.path] = {
+      __errors: [readable(error.message, titles)],
+    };
   }
-  const refusedProperty = typeof refusal?.details.property === 'string' ? refusal.details.property : undefined;
-  if (refusal && refusedProperty)
-    (extraErrors as Record<string, { __errors: string[] }>)[refusedProperty] = { __errors: [refusal.message] };
   const formContext: FormContext = { installationId: installation.id, fields: installation.fields, values };
   const submit = () => {
     const patch: Values = {};
+    const problems: { path: string; message: string }[] = [];
     for (const field of installation.fields) {
       if (field.type === 'button') continue;
       const value = values[field.name];
-      if (value !== undefined && value !== '') patch[field.name] = value;
+      const problem = problemOf(field, value);
+      if (problem) problems.push({ path: field.name, message: problem });
+      // Text of only spaces is missing, as the server counts it.
+      if (value !== undefined && !(typeof value === 'string' && value.trim() === ''))
+        patch[field.name] = typeof value === 'string' && field.urlSchemes ? value.trim() : value;
       else if (installation.configuration[field.name] !== undefined) patch[field.name] = null;
+    }
+    setLocalErrors(problems);
+    if (problems.length > 0) {
+      save.reset();
+      return;
     }
     save.mutate(patch);
   };
@@ -113,28 +151,68 @@ export function ConfigurationForm({ installation }: { installation: Installation
         showErrorList={false}
         noValidate
         noHtml5Validate
-        onChange={(event) => setValues((event.formData ?? {}) as Values)}
+        onChange={(event) => {
+          const next = (event.formData ?? {}) as Values;
+          // An old result ("Saved.", an error) does not stay beside values edited since.
+          if (JSON.stringify(next) !== JSON.stringify(values)) {
+            if (!save.isPending && (save.isSuccess || save.isError)) save.reset();
+            if (localErrors.length > 0) setLocalErrors([]);
+          }
+          setValues(next);
+        }}
         onSubmit={submit}
       >
         <div className="row">
           <Button type="submit" className="button primary" isPending={save.isPending}>
             Save
           </Button>
-          {save.isSuccess && save.data.errors.length === 0 ? (
-            <span role="status" className="muted">
-              Saved.
-            </span>
-          ) : null}
+          <span role="status" className="muted">
+            {save.isSuccess
+              ? save.data.errors.length === 0
+                ? 'Saved.'
+                : 'Saved. It stays pending until the fields marked are filled in.'
+              : ''}
+          </span>
         </div>
       </Form>
-      {save.error && !refusedProperty ? <ErrorNote title="Not saved" error={save.error} /> : null}
-      {refusedProperty ? (
+      {warnings.map((warning) => (
+        <p key={warning.message} className="warning-note">
+          <MessageText message={warning.message} titles={titles} />
+        </p>
+      ))}
+      {localErrors.length > 0 ? (
         <p role="alert" className="field-error">
-          Not saved: {save.error?.message}
+          Not saved: correct the fields marked.
+        </p>
+      ) : null}
+      {save.error && refusedFields.length === 0 ? <ErrorNote title="Not saved" error={save.error} /> : null}
+      {refusedFields.length > 0 ? (
+        <p role="alert" className="field-error">
+          Not saved: {readable(save.error?.message ?? '', titles).replace(/^not saved: /, '')}
         </p>
       ) : null}
     </div>
   );
+}
+
+/** What the browser can tell is wrong with a value before sending it; undefined when nothing is. */
+function problemOf(field: InstallationPage['fields'][number], value: unknown): string | undefined {
+  if (field.type === 'number' && typeof value === 'number' && !Number.isFinite(value))
+    return `${field.title} is too large to store: enter a number between -1.7e308 and 1.7e308`;
+  if (field.type === 'number' && typeof value === 'string' && value.trim() !== '')
+    return `${field.title} must be a number, such as 10 or 2.5 (with a dot for decimals)`;
+  if (field.urlSchemes && typeof value === 'string' && value.trim() !== '') {
+    const schemes = field.urlSchemes.map((scheme) => `${scheme}://`).join(' or ');
+    let url: URL;
+    try {
+      url = new URL(value.trim());
+    } catch {
+      return `${field.title} must be an absolute URL starting with ${schemes}, such as https://example.com/webhooks`;
+    }
+    if (!field.urlSchemes.includes(url.protocol.replace(/:$/, '')))
+      return `${field.title} must start with ${schemes} (not ${url.protocol}//)`;
+  }
+  return undefined;
 }
 
 function withoutButtons(configuration: Values, buttons: Set<string>): Values {

@@ -12,9 +12,11 @@ import {
   TextField,
 } from 'react-aria-components';
 import { api, call } from '../../api/client';
-import { type Delivery, type DeliveryFilter, useDeliveries } from '../../api/queries';
+import { type Delivery, type DeliveryFilter, useDeliveries, useEventDeliveries } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
+import { ScrollTable } from '../../components/scroll-table';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
 import { RecoverPanel } from './recover-panel';
@@ -74,7 +76,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
         <p className="muted">No delivery{filter.status || filter.eventId ? ' matches' : ' yet'}.</p>
       ) : null}
       {rows?.length ? (
-        <div className="table-wrap">
+        <ScrollTable label="Delivery list">
           <table>
             <thead>
               <tr>
@@ -93,7 +95,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       ) : null}
       {deliveries.hasNextPage ? (
         <Button className="button" onPress={() => deliveries.fetchNextPage()} isPending={deliveries.isFetchingNextPage}>
@@ -105,6 +107,30 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   );
 }
 
+/** A redelivery's row: the deliveries of the same event before it, on demand. */
+function EarlierDeliveries({ installationId, delivery }: { installationId: string; delivery: Delivery }) {
+  const [open, setOpen] = useState(false);
+  const all = useEventDeliveries(installationId, delivery.eventId, open);
+  const earlier = (all.data ?? []).filter(
+    (d) => d.id !== delivery.id && d.url === delivery.url && d.createdAt <= delivery.createdAt,
+  );
+  return (
+    <details className="muted" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>redelivery of an earlier delivery</summary>
+      {all.isPending && open ? <Loading /> : null}
+      {all.error ? <ErrorNote error={all.error} /> : null}
+      <ul className="plain-list" aria-label="Earlier deliveries">
+        {earlier.map((d) => (
+          <li key={d.id}>
+            <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {d.attempts.length} attempt(s)
+            {d.lastError ? ` · ${d.lastError}` : ''}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 function DeliveryRow({ delivery, installationId }: { delivery: Delivery; installationId: string }) {
   const client = useQueryClient();
   const redeliver = useMutation({
@@ -112,15 +138,17 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
     onSuccess: () => client.invalidateQueries({ queryKey: ['deliveries', installationId] }),
   });
   return (
-    <tr className="log-row" data-status={delivery.status} data-delivery={delivery.id}>
+    <tr className="log-row" id={`delivery-${delivery.id}`} data-status={delivery.status} data-delivery={delivery.id}>
       <td>
         <TimeText at={delivery.createdAt} />
       </td>
       <td>
-        {delivery.type}
-        <div className="muted">{delivery.eventId}</div>
-        <div className="muted">{delivery.url}</div>
-        {delivery.redeliveryOf ? <div className="muted">redelivery of {delivery.redeliveryOf}</div> : null}
+        {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : eventName(delivery.type)}
+        <div className="muted" id={`delivery-${delivery.id}-what`}>
+          {delivery.eventId}
+        </div>
+        <div className="muted wrap-anywhere">{delivery.url}</div>
+        {delivery.redeliveryOf ? <EarlierDeliveries installationId={installationId} delivery={delivery} /> : null}
       </td>
       <td>
         <StatusText status={delivery.status} />
@@ -164,7 +192,12 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         </details>
       </td>
       <td>
-        <Button className="button" onPress={() => redeliver.mutate()} isPending={redeliver.isPending}>
+        <Button
+          className="button"
+          onPress={() => redeliver.mutate()}
+          isPending={redeliver.isPending}
+          aria-describedby={`delivery-${delivery.id}-what`}
+        >
           Redeliver
         </Button>
         {redeliver.isSuccess ? (

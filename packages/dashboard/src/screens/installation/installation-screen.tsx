@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
-import { useInstallation, useIntegration } from '../../api/queries';
+import { type OrganizationPage, useInstallation, useIntegration, useOrganization } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { ConfigurationForm } from './configuration-form';
@@ -19,17 +20,23 @@ import { useLiveStream } from './use-live-stream';
 export function InstallationScreen() {
   const { id = '' } = useParams();
   const installation = useInstallation(id);
+  const organization = useOrganization(installation.data?.organization ?? '', installation.data !== undefined);
   const live = useLiveStream(id);
   if (installation.isPending) return <Loading />;
-  if (installation.error) return <ErrorNote error={installation.error} />;
+  if (installation.error) return <LoadError error={installation.error} what="Installation" />;
   const page = installation.data;
+  const title = placeTitle(organization.data, page.target);
   const where =
     page.target.type === 'organization' ? (
-      <Link to={`/orgs/${encodeURIComponent(page.organization)}`}>organization {page.organization}</Link>
+      <Link to={`/orgs/${encodeURIComponent(page.organization)}`}>{title}</Link>
     ) : (
-      <Link to={`/${page.target.type}s/${encodeURIComponent(page.target.id)}`}>
-        {page.target.type} {page.target.id}
-      </Link>
+      <>
+        the {page.target.type} <Link to={`/${page.target.type}s/${encodeURIComponent(page.target.id)}`}>{title}</Link>{' '}
+        of{' '}
+        <Link to={`/orgs/${encodeURIComponent(page.organization)}`}>
+          {organization.data?.title ?? page.organization}
+        </Link>
+      </>
     );
   const webhook = page.integration === 'webhook' && page.target.type !== 'organization';
   return (
@@ -50,7 +57,7 @@ export function InstallationScreen() {
           </p>
         </div>
       </header>
-      <StatusPanel installation={page} />
+      <StatusPanel installation={page} role={organization.data?.role} />
       <section aria-labelledby="configuration-heading">
         <h2 id="configuration-heading">Configuration</h2>
         <ConfigurationForm key={page.id} installation={page} />
@@ -60,7 +67,7 @@ export function InstallationScreen() {
       {webhook || page.endpoints.length > 0 ? (
         <>
           <DeliveriesRegion installationId={page.id} live={live} />
-          <EndpointHealth installationId={page.id} endpoints={page.endpoints} />
+          <EndpointHealth installation={page} />
           <SigningSecretPanel installationId={page.id} />
         </>
       ) : null}
@@ -89,11 +96,25 @@ function ScreenComponents({
       {components.map((component) => (
         <section key={component.id} aria-labelledby={`component-${component.id}`}>
           <h3 className="component-title" id={`component-${component.id}`}>
-            {component.title}
+            {titleOf(component)}
           </h3>
           <ComponentFrame installationId={installationId} componentId={component.id} title={component.title} />
         </section>
       ))}
     </div>
   );
+}
+
+/** A component's title; one without its own (named by its id) reads as words: `webhook-configuration` → Webhook configuration. */
+function titleOf(component: { id: string; title: string }): string {
+  if (component.title !== component.id) return component.title;
+  const words = component.id.replace(/[-_]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The title of the place an installation is in (its id until the organization is read). */
+function placeTitle(organization: OrganizationPage | undefined, target: { type: string; id: string }): string {
+  if (target.type === 'organization') return organization?.title ?? target.id;
+  const places = target.type === 'space' ? organization?.spaces : organization?.sites;
+  return places?.find((place) => place.id === target.id)?.title ?? target.id;
 }

@@ -13,6 +13,10 @@ import { StatusText } from '../../components/status-text';
  */
 export function PlacesPanel({ installation }: { installation: InstallationPage }) {
   const organization = useOrganization(installation.organization);
+  const titleOf = (target: { type: string; id: string }) =>
+    (target.type === 'space' ? organization.data?.spaces : organization.data?.sites)?.find(
+      (place) => place.id === target.id,
+    )?.title ?? target.id;
   return (
     <section aria-labelledby="places-heading">
       <h2 id="places-heading">Spaces and sites</h2>
@@ -35,10 +39,9 @@ export function PlacesPanel({ installation }: { installation: InstallationPage }
         <ul aria-label="Installed in">
           {installation.children.map((child) => (
             <li key={child.id}>
-              <Link to={`/installations/${encodeURIComponent(child.id)}`}>
-                {child.target.type} {child.target.id}
-              </Link>{' '}
-              <StatusText status={child.status} label={`${child.target.type} ${child.target.id}`} />
+              <Link to={`/installations/${encodeURIComponent(child.id)}`}>{titleOf(child.target)}</Link>{' '}
+              <span className="muted">({child.target.type})</span>{' '}
+              <StatusText status={child.status} label={titleOf(child.target)} />
             </li>
           ))}
         </ul>
@@ -78,9 +81,18 @@ function SelectionForm({
       ),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.installation(installation.id) }),
   });
+  const names = (ids: string[]) =>
+    ids.map((id) => places.find((place) => place.id === id)?.title ?? id).join(', ') || `no ${kind}`;
   return (
     <div className="panel stack">
-      <RadioGroup value={mode} onChange={(value) => setMode(value as 'all' | 'selected')} className="stack">
+      <RadioGroup
+        value={mode}
+        onChange={(value) => {
+          save.reset();
+          setMode(value as 'all' | 'selected');
+        }}
+        className="stack"
+      >
         <Label className="label">{noun}</Label>
         <Radio value="all" className="radio">
           All {kind} (also new ones)
@@ -93,7 +105,15 @@ function SelectionForm({
         places.length === 0 ? (
           <p className="muted">The organization has no {kind}.</p>
         ) : (
-          <CheckboxGroup value={chosen} onChange={setChosen} aria-label={`Chosen ${kind}`} className="stack">
+          <CheckboxGroup
+            value={chosen}
+            onChange={(value) => {
+              save.reset();
+              setChosen(value);
+            }}
+            aria-label={`Chosen ${kind}`}
+            className="stack"
+          >
             {places.map((place) => (
               <Checkbox key={place.id} value={place.id} className="checkbox">
                 {place.title}
@@ -107,7 +127,14 @@ function SelectionForm({
           Save {kind}
         </Button>
       </div>
-      {save.error ? <ErrorNote error={save.error} /> : null}
+      <p role="status" className="muted">
+        {save.isSuccess
+          ? mode === 'all'
+            ? `Saved: installed in all ${kind}, also those created later.`
+            : `Saved: installed in ${names(chosen)}.`
+          : ''}
+      </p>
+      {save.error ? <ErrorNote title={`${noun} not saved`} error={save.error} /> : null}
     </div>
   );
 }

@@ -27,9 +27,10 @@ export function useLiveStream(installationId: string): boolean {
     source.addEventListener('delivery', (event) => {
       const delivery = JSON.parse((event as MessageEvent<string>).data) as Delivery;
       for (const [key, pages] of client.getQueriesData<DeliveryPages>({ queryKey: ['deliveries', installationId] })) {
-        if (pages === undefined) continue;
+        if (pages === undefined || !('pages' in pages)) continue;
         client.setQueryData(key, withDelivery(pages, delivery, (key[2] ?? {}) as DeliveryFilter));
       }
+      void client.invalidateQueries({ queryKey: ['deliveries', installationId, 'event', delivery.eventId] });
       // A delivery that ended may have changed its endpoint's health (failing, disabled, healthy again).
       if (delivery.status !== 'pending') void client.invalidateQueries({ queryKey: keys.installation(installationId) });
     });
@@ -41,18 +42,32 @@ export function useLiveStream(installationId: string): boolean {
   return open;
 }
 
-/** The log with this delivery in its place: replaced where it is, new ones on top, gone where the filter no longer takes it. */
+/**
+ * The log with this delivery in its place: replaced where it is, new ones on top, gone where the
+ * filter no longer takes it. The log holds the latest delivery of each event and URL: a new one
+ * (a redelivery) takes the place of those before it.
+ */
 export function withDelivery(pages: DeliveryPages, delivery: Delivery, filter: DeliveryFilter): DeliveryPages {
   const fits =
     (!filter.status || filter.status === delivery.status) && (!filter.eventId || filter.eventId === delivery.eventId);
   const known = pages.pages.some((page) => page.deliveries.some((d) => d.id === delivery.id));
+  const earlier = (d: Delivery) =>
+    d.id !== delivery.id &&
+    d.eventId === delivery.eventId &&
+    d.url === delivery.url &&
+    d.createdAt <= delivery.createdAt;
   return {
     ...pages,
     pages: pages.pages.map((page, index) => {
-      const rest = page.deliveries.filter((d) => d.id !== delivery.id);
+      const rest = page.deliveries.filter((d) => d.id !== delivery.id && !earlier(d));
       if (!fits) return { ...page, deliveries: rest };
-      if (known) return { ...page, deliveries: page.deliveries.map((d) => (d.id === delivery.id ? delivery : d)) };
-      return index === 0 ? { ...page, deliveries: [delivery, ...page.deliveries] } : page;
+      if (known)
+        return {
+          ...page,
+          deliveries: page.deliveries.filter((d) => !earlier(d)).map((d) => (d.id === delivery.id ? delivery : d)),
+        };
+      if (index === 0) return { ...page, deliveries: [delivery, ...rest] };
+      return { ...page, deliveries: rest };
     }),
   };
 }

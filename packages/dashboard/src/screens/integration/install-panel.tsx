@@ -1,12 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
-import { useNavigate } from 'react-router';
-import { api, call } from '../../api/client';
-import { type IntegrationPage, keys, useOrganizations } from '../../api/queries';
+import { Link, useNavigate } from 'react-router';
+import { ApiError, api, call } from '../../api/client';
+import { type IntegrationPage, keys, useInstalledIntegrations, useOrganizations } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 
-/** Install at organization level (then into spaces and sites on the installation page). */
+/**
+ * Install at organization level (then into spaces and sites on the installation page); where it is
+ * installed already, "Installed" with Open instead.
+ */
 export function InstallPanel({ integration, share }: { integration: IntegrationPage; share?: string | undefined }) {
   const organizations = useOrganizations();
   const [chosen, setChosen] = useState<string | undefined>();
@@ -14,6 +17,9 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
   const client = useQueryClient();
   const choices = organizations.data ?? [];
   const org = chosen ?? (choices.length === 1 ? choices[0]?.id : undefined);
+  const { installed } = useInstalledIntegrations();
+  const places = installed.get(integration.name) ?? [];
+  const here = places.find((place) => place.organization === org);
   const install = useMutation({
     mutationFn: (organization: string) =>
       call(
@@ -25,6 +31,11 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
     onSuccess(installation) {
       void client.invalidateQueries({ queryKey: keys.organization(installation.organization) });
       navigate(`/installations/${encodeURIComponent(installation.id)}`);
+    },
+    // Installed meanwhile (another tab, another person): read it again, and the panel offers Open.
+    onError(error, organization) {
+      if (error instanceof ApiError && error.status === 409)
+        void client.invalidateQueries({ queryKey: keys.organization(organization) });
     },
   });
   return (
@@ -50,19 +61,30 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
           </Popover>
         </Select>
       ) : null}
-      <Button
-        className="button primary"
-        isDisabled={org === undefined}
-        isPending={install.isPending}
-        onPress={() => org && install.mutate(org)}
-      >
-        Install
-      </Button>
-      {choices.length === 1 ? <span className="muted">in {choices[0]?.title}</span> : null}
+      {here ? (
+        <span>
+          <span className="status active">Installed</span> in {here.title} ·{' '}
+          <Link to={`/installations/${encodeURIComponent(here.installationId)}`}>Open</Link>
+        </span>
+      ) : (
+        <>
+          <Button
+            className="button primary"
+            isDisabled={org === undefined}
+            isPending={install.isPending}
+            onPress={() => org && install.mutate(org)}
+          >
+            Install
+          </Button>
+          {choices.length === 1 ? <span className="muted">in {choices[0]?.title}</span> : null}
+        </>
+      )}
       {organizations.data?.length === 0 ? (
         <span className="muted">You belong to no organization to install it in.</span>
       ) : null}
-      {install.error ? <ErrorNote error={install.error} /> : null}
+      {install.error && !(install.error instanceof ApiError && install.error.status === 409) ? (
+        <ErrorNote title="Not installed" error={install.error} />
+      ) : null}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useParams, useSearchParams } from 'react-router';
 import { useIntegration } from '../../api/queries';
-import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { Markdown } from '../../components/markdown';
 import { InstallPanel } from './install-panel';
@@ -12,7 +12,7 @@ export function IntegrationScreen() {
   const share = search.get('share') ?? undefined;
   const integration = useIntegration(name, share);
   if (integration.isPending) return <Loading />;
-  if (integration.error) return <ErrorNote error={integration.error} />;
+  if (integration.error) return <LoadError error={integration.error} what="Integration" />;
   const page = integration.data;
   return (
     <article>
@@ -22,7 +22,7 @@ export function IntegrationScreen() {
           <h1>{page.title}</h1>
           <p>{page.description}</p>
           <p className="muted">
-            By {page.organization} · version {page.version} · {page.visibility}
+            By {page.organizationTitle} · version {page.version} · {page.visibility}
           </p>
         </div>
       </header>

@@ -1,5 +1,5 @@
 import { Link, useSearchParams } from 'react-router';
-import { useDirectory } from '../../api/queries';
+import { useDirectory, useInstalledIntegrations } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { Loading } from '../../components/loading';
 
@@ -11,6 +11,7 @@ export function IntegrationsScreen() {
   const [search] = useSearchParams();
   const share = search.get('share') ?? undefined;
   const directory = useDirectory(share);
+  const { installed } = useInstalledIntegrations();
   return (
     <section>
       <h1>Integrations</h1>
@@ -36,6 +37,17 @@ export function IntegrationsScreen() {
                 </Link>
               </h2>
               <p>{entry.description}</p>
+              {(installed.get(entry.name) ?? []).map((place) => (
+                <p key={place.installationId} className="installed-note">
+                  Installed in {place.title} ·{' '}
+                  <Link
+                    to={`/installations/${encodeURIComponent(place.installationId)}`}
+                    aria-label={`Open ${entry.title} in ${place.title}`}
+                  >
+                    Open
+                  </Link>
+                </p>
+              ))}
               <ul className="chips" aria-label="Categories">
                 {entry.categories.map((category) => (
                   <li key={category} className="chip">

@@ -1,6 +1,6 @@
 import { Link, useParams } from 'react-router';
 import { useOrganization } from '../../api/queries';
-import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { InstallationList } from './installation-list';
 
@@ -9,13 +9,13 @@ export function OrganizationScreen() {
   const { org = '' } = useParams();
   const page = useOrganization(org);
   if (page.isPending) return <Loading />;
-  if (page.error) return <ErrorNote error={page.error} />;
+  if (page.error) return <LoadError error={page.error} what="Organization" />;
   const { data } = page;
   return (
     <section>
       <h1>{data.title}</h1>
       <p className="muted">
-        {data.id} · your role: {data.role}
+        Your role: {data.role === 'admin' ? 'admin' : 'member (organization admins pause and uninstall)'}
       </p>
       <h2>Installations</h2>
       <InstallationList installations={data.installations} empty="No integration is installed in this organization." />

@@ -13,11 +13,13 @@ export function SignInScreen({ error }: { error?: unknown }) {
   };
   return (
     <main className="sign-in">
+      <p className="brand">Portico</p>
       <h1>Sign in to Portico</h1>
       <p className="muted">
         Use your API token, or the operator's admin token. The dashboard keeps a session cookie, never the token.
       </p>
-      {error ? <ErrorNote title="The sign-in link did not work" error={error} /> : null}
+      {/* The link's failure, until the person tries a token: then only that attempt's result shows. */}
+      {error && signIn.isIdle ? <ErrorNote title="The sign-in link did not work" error={error} /> : null}
       <Form onSubmit={submit} className="stack">
         <TextField isRequired value={token} onChange={setToken} type="password" autoComplete="off">
           <Label>API token</Label>
@@ -25,9 +27,11 @@ export function SignInScreen({ error }: { error?: unknown }) {
           <FieldError />
         </TextField>
         {signIn.error ? <ErrorNote error={signIn.error} /> : null}
-        <Button type="submit" className="button primary" isPending={signIn.isPending}>
-          Sign in
-        </Button>
+        <div>
+          <Button type="submit" className="button primary" isPending={signIn.isPending}>
+            Sign in
+          </Button>
+        </div>
       </Form>
     </main>
   );

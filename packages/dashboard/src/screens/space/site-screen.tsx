@@ -1,20 +1,21 @@
 import { useParams } from 'react-router';
 import { usePlace } from '../../api/queries';
-import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { InstallationList } from '../organization/installation-list';
+import { OrganizationLink } from '../organization/organization-link';
 
 /** A site and its installations. */
 export function SiteScreen() {
   const { id = '' } = useParams();
   const site = usePlace('site', id);
   if (site.isPending) return <Loading />;
-  if (site.error) return <ErrorNote error={site.error} />;
+  if (site.error) return <LoadError error={site.error} what="Site" />;
   return (
     <article>
       <h1>{site.data.title}</h1>
       <p className="muted">
-        Site {site.data.id} of {site.data.organization}
+        A site of <OrganizationLink id={site.data.organization} />
       </p>
       <h2>Installations</h2>
       <InstallationList installations={site.data.installations} empty="No integration is installed in this site." />

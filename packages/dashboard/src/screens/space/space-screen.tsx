@@ -1,10 +1,12 @@
 import { useState } from 'react';
+import { Button } from 'react-aria-components';
 import { useParams } from 'react-router';
 import { usePlace } from '../../api/queries';
-import { ErrorNote } from '../../components/error-note';
+import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { InstallationList } from '../organization/installation-list';
+import { OrganizationLink } from '../organization/organization-link';
 import { type InsertedBlock, InsertMenu } from './insert-menu';
 
 /** A space: its installations, and a page preview where Insert adds the blocks of the integrations active here. */
@@ -13,13 +15,13 @@ export function SpaceScreen() {
   const space = usePlace('space', id);
   const [inserted, setInserted] = useState<InsertedBlock[]>([]);
   if (space.isPending) return <Loading />;
-  if (space.error) return <ErrorNote error={space.error} />;
+  if (space.error) return <LoadError error={space.error} what="Space" />;
   const page = space.data;
   return (
     <article>
       <h1>{page.title}</h1>
       <p className="muted">
-        Space {page.id} of {page.organization}
+        A space of <OrganizationLink id={page.organization} />
       </p>
       <section aria-labelledby="preview-heading">
         <div className="row">
@@ -35,10 +37,22 @@ export function SpaceScreen() {
           <p>
             <strong>Getting started</strong>
           </p>
-          <p className="muted">A page of this space. Insert a block to see it here, as readers will.</p>
+          <p className="muted">
+            A page of this space. Insert a block to see it here, as readers will. This is a preview: what you insert
+            here is not saved, and goes when you leave or reload the page.
+          </p>
           {inserted.map((block) => (
-            <div key={block.key} className="stack">
+            <div key={block.key} className="stack inserted-block">
               <ComponentFrame installationId={block.installationId} componentId={block.blockId} title={block.title} />
+              <div>
+                <Button
+                  className="button quiet"
+                  aria-label={`Remove ${block.title}`}
+                  onPress={() => setInserted((before) => before.filter((b) => b.key !== block.key))}
+                >
+                  Remove
+                </Button>
+              </div>
             </div>
           ))}
         </section>

@@ -44,6 +44,13 @@ export function BaseInputTemplate(props: BaseInputTemplateProps) {
     rawErrors,
   } = props;
   const inputProps = getInputProps(schema, type, options);
+  // A number is typed as text: a native number input turns what it cannot hold (1.5e400, 1,5) into
+  // an empty value, which would read as "cleared". The form checks the text it gets instead.
+  const numeric = inputProps.type === 'number';
+  if (numeric) {
+    inputProps.type = 'text';
+    delete inputProps.step;
+  }
   const described = typeof schema.description === 'string' && schema.description !== '';
   return (
     <>
@@ -61,6 +68,7 @@ export function BaseInputTemplate(props: BaseInputTemplateProps) {
         name={id}
         className="input"
         {...inputProps}
+        {...(numeric ? { inputMode: 'decimal' as const } : {})}
         value={value === undefined || value === null ? '' : value}
         required={required}
         disabled={disabled}

@@ -1,0 +1,96 @@
+/**
+ * Sign-in links an operator hands out (issue 24, "What to build" 6), in Chromium: the link opens
+ * the page it names, signed in as the user, without the person ever seeing a token; it works once.
+ * And PORTICO_FRAME_ANCESTORS: a page of an allowed origin can frame the dashboard, another cannot.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot } from './support/browser.js';
+import { type DashboardWorld, startDashboardWorld } from './support/dashboard-world.js';
+
+let world: DashboardWorld;
+let installation: string;
+const hosts: Server[] = [];
+let allowed: string;
+let other: string;
+
+beforeAll(async () => {
+  // The framing sites' origins are needed before the platform starts; their pages read its URL later.
+  const sites = [createServer((_, res) => void res.end()), createServer((_, res) => void res.end())];
+  for (const site of sites) await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  const ports = sites.map((site) => (site.address() as AddressInfo).port);
+  for (const site of sites) site.close();
+  world = await startDashboardWorld({ frameAncestors: [`http://localhost:${ports[0]}`] });
+  // Bound again on the same ports, now that the dashboard's URL is known.
+  allowed = await framingSiteOn(ports[0] as number);
+  other = await framingSiteOn(ports[1] as number);
+  const ada = world.as(world.tokens.ada);
+  installation = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'webhook' })).body.id as string;
+}, 120_000);
+
+async function framingSiteOn(port: number): Promise<string> {
+  const server = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><title>Docs product</title><h1>Docs product</h1>
+<iframe title="Portico" src="${world.url}/" width="1000" height="700"></iframe>`);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  hosts.push(server);
+  return `http://localhost:${port}`;
+}
+
+afterAll(async () => {
+  for (const host of hosts) host.close();
+  await world?.close();
+});
+
+describe('sign-in links', { timeout: 120_000 }, () => {
+  it('opens the page it names, signed in as the user, with no code left in the address; it works once', async () => {
+    const made = await world.admin('POST', '/v1/users/ada/sign-in-links', { path: `/installations/${installation}` });
+    expect(made.status).toBe(201);
+    const link = made.body.url as string;
+    const page = await world.page();
+    await page.goto(link);
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByRole('banner').getByText('Ada', { exact: true }).waitFor();
+    expect(page.url()).toBe(`${world.url}/installations/${installation}`);
+    await screenshot(page, 'sign-in-link');
+
+    const again = await world.page();
+    await again.goto(link);
+    await expect.poll(() => again.getByRole('alert').first().textContent()).toMatch(/sign-in link did not work/i);
+    await again.getByText(/each code works once, for 15 minutes/).waitFor();
+  });
+
+  it('lets a page of an allowed origin frame the dashboard, and no other', async () => {
+    const page = await world.page();
+    const complaints: string[] = [];
+    page.on('console', (message) => {
+      if (/frame-ancestors/.test(message.text())) complaints.push(message.text());
+    });
+    await page.goto(`${allowed}/`);
+    const framed = page.frameLocator('iframe[title="Portico"]');
+    await framed.getByRole('heading', { name: 'Sign in to Portico' }).waitFor();
+    await framed.getByLabel('API token').waitFor();
+    await screenshot(page, 'dashboard-framed');
+    expect(complaints).toEqual([]);
+
+    const refused: string[] = [];
+    const elsewhere = await world.page();
+    elsewhere.on('console', (message) => {
+      if (/frame-ancestors/.test(message.text())) refused.push(message.text());
+    });
+    await elsewhere.goto(`${other}/`);
+    await expect.poll(() => refused.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    // Chromium says "Framing '<dashboard>' violates … frame-ancestors 'self' <the allowed origin>".
+    expect(refused[0]).toMatch(new RegExp(`violates .*frame-ancestors 'self' ${allowed}`));
+    const frame = elsewhere.frames().find((f) => f !== elsewhere.mainFrame());
+    expect(
+      await frame
+        ?.locator('body')
+        .textContent()
+        .catch(() => ''),
+    ).not.toContain('Sign in to Portico');
+  });
+});

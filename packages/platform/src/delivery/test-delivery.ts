@@ -1,0 +1,29 @@
+/** Send test event: a signed example to a webhook installation's URL, through the delivery engine like any event. */
+import { randomUUID } from 'node:crypto';
+import { badRequest } from '../errors.js';
+import type { Principal, ServiceContext } from '../services/context.js';
+import { authorizedInstallation } from '../services/installations.js';
+import { requestDelivery } from './deliveries.js';
+
+/** The type of a test delivery: the delivery log and receivers tell it from real events by it. */
+export const TEST_EVENT_TYPE = 'webhook_test';
+
+/**
+ * Delivers `{ eventId, type: 'webhook_test', installationId, test: true }` to the URL the
+ * installation's configuration holds, signed and retried as every delivery is.
+ */
+export async function sendTestDelivery(ctx: ServiceContext, principal: Principal, installationId: string) {
+  const row = await authorizedInstallation(ctx, principal, installationId);
+  const url = (JSON.parse(row.configuration) as Record<string, unknown>).url;
+  if (typeof url !== 'string' || url === '') {
+    throw badRequest('no_url', 'this installation has no URL to send a test event to: save a webhook URL first');
+  }
+  const eventId = `test_${randomUUID()}`;
+  const delivery = await requestDelivery(ctx, principal, installationId, {
+    url,
+    eventId,
+    type: TEST_EVENT_TYPE,
+    payload: { eventId, type: TEST_EVENT_TYPE, installationId, test: true },
+  });
+  return { ...delivery, eventId, url };
+}
