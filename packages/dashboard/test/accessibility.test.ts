@@ -54,7 +54,7 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', { timeout: 120_000 }, () => {
     await page.getByRole('link', { name: 'Acme' }).first().waitFor();
     expect(await violations()).toEqual([]);
     await page.goto(`${world.url}/integrations`);
-    await page.getByRole('link', { name: 'Showcase' }).waitFor();
+    await page.getByRole('link', { name: 'Showcase', exact: true }).waitFor();
     expect(await violations()).toEqual([]);
     await page.goto(`${world.url}/integrations/showcase`);
     await page.getByRole('button', { name: 'Install' }).waitFor();

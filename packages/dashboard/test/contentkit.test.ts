@@ -36,7 +36,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-const component = () => page.getByRole('region', { name: 'profile', exact: true });
+const component = () => page.getByRole('region', { name: 'Profile', exact: true });
 const card = () => component().getByRole('region', { name: 'Your profile', exact: true });
 
 /** The text of the element a control's aria-describedby points at. */
@@ -138,7 +138,7 @@ describe('ContentKit breadth in the dashboard', { timeout: 120_000 }, () => {
 
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     expect(JSON.parse(renders.at(-1) ?? '{}').action).toEqual({ action: 'confirm', name: 'Grace Hopper' });
-    await component().getByRole('status').getByText('profile: done.').waitFor();
+    await component().getByRole('status').getByText('Profile: done.').waitFor();
     await expect.poll(() => dialog.count()).toBe(0);
     // The component starts again from its first render.
     await card().waitFor();

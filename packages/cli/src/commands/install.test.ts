@@ -47,10 +47,11 @@ describe('portico install and configure', () => {
       configuration: { url: 'https://hooks.example.com/portico', space_content_updated: true },
       errors: [],
     });
-    // A string where the schema wants a boolean is stored, and keeps the installation pending.
+    // A string where the schema wants a boolean is refused whole (nothing wrong is saved).
     const quoted = await portico(['configure', space, 'space_content_updated="true"', ...as()]);
-    expect(quoted).toMatchObject({ code: 0, stdout: `${space} pending\n` });
-    expect(quoted.stderr).toMatch(/^portico configure: still pending: .*space_content_updated/);
+    expect(quoted).toMatchObject({ code: 1, stdout: '' });
+    expect(quoted.stderr).toMatch(/^portico configure: .*space_content_updated/);
+    expect((await world.api('GET', `/v1/installations/${space}`)).configuration.space_content_updated).toBe(true);
     const removed = await portico(['configure', space, 'space_content_updated=null', '--json', ...as()]);
     expect(JSON.parse(removed.stdout)).toMatchObject({ status: 'active' });
     expect(JSON.parse(removed.stdout).configuration).not.toHaveProperty('space_content_updated');

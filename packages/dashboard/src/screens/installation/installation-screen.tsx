@@ -98,7 +98,7 @@ function ScreenComponents({
           <h3 className="component-title" id={`component-${component.id}`}>
             {titleOf(component)}
           </h3>
-          <ComponentFrame installationId={installationId} componentId={component.id} title={component.title} />
+          <ComponentFrame installationId={installationId} componentId={component.id} title={titleOf(component)} />
         </section>
       ))}
     </div>
