@@ -9,6 +9,7 @@ import { type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from 
 import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { RecoveryRunner } from './delivery/recoveries.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import type { Hosts } from './dispatch/integration-registry.js';
 import { createEgress } from './hosts/egress.js';
 import { InProcessHost } from './hosts/in-process-host.js';
 import { RemoteHost } from './hosts/remote-host.js';
@@ -36,6 +37,8 @@ export interface RunningPlatform {
   tuning: Tuning;
   ctx: ServiceContext;
   dispatcher: Dispatcher;
+  /** The hosts integrations run in (a test may give them to a dispatcher of its own). */
+  hosts: Hosts;
   deliveries: DeliveryEngine;
   /** Deletes finished work older than `tuning.retentionMs` in the background. */
   retention: RetentionPruner;
@@ -206,6 +209,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     tuning,
     ctx,
     dispatcher,
+    hosts,
     deliveries,
     retention,
     recoveries,

@@ -82,8 +82,6 @@ export class DeliveryEngine {
   private readonly loop: WakeLoop;
   /** Attempts running now. */
   private readonly inFlight = new Set<Promise<void>>();
-  /** Ids of the deliveries in the pool (waiting, in flight, waiting for a retry). */
-  private readonly mine = new Set<string>();
   /** Which endpoints have deliveries left unclaimed in the database, and whether unknown ones may wait. */
   private readonly backlog: Backlog<Job>;
   private running = false;
@@ -126,6 +124,7 @@ export class DeliveryEngine {
             ? perDestination
             : perInstallation,
       run: (job) => this.run(job),
+      idOf: (job) => job.row.id,
     });
     this.backlog = new Backlog(this.pool, options.hold ?? 64, HOLD_ENDPOINTS);
     this.loop = new WakeLoop(
@@ -156,7 +155,6 @@ export class DeliveryEngine {
     await this.loop.stop();
     await this.renewing;
     const waiting = this.pool.drain();
-    for (const job of waiting) this.mine.delete(job.row.id);
     await this.giveBack(waiting.map((job) => job.row));
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
@@ -217,16 +215,11 @@ export class DeliveryEngine {
       lease: this.now() + this.leaseMs,
       start: (row, sealedSecrets) => {
         if (!close()) return;
-        if (this.running) this.add([{ row, sealedSecrets }]);
+        if (this.running) this.pool.add([{ row, sealedSecrets }]);
         else void this.giveBack([row]);
       },
       cancel: close,
     };
-  }
-
-  private add(jobs: Job[]): void {
-    for (const job of jobs) this.mine.add(job.row.id);
-    this.pool.add(jobs);
   }
 
   /** Runs an attempt of a delivery the pool started (its slots taken). */
@@ -242,7 +235,7 @@ export class DeliveryEngine {
         if (result.unanswered) this.limits.failed(endpoint);
         else if (result.status === 'delivered') this.limits.succeeded(endpoint);
         // What waits here for an endpoint this attempt disabled has ended failed in the database.
-        if (result.disabledEndpoint) this.drop(this.pool.take((other) => endpointKey(other.row) === endpoint));
+        if (result.disabledEndpoint) this.pool.take((other) => endpointKey(other.row) === endpoint);
         if (result.status === 'pending' && row.claimed_until !== null) {
           if (this.running) return this.pool.retryAt(job, result.next as number, this.now());
           // Stopped meanwhile: the retry goes back for any node's claim.
@@ -263,16 +256,10 @@ export class DeliveryEngine {
   }
 
   private done(job: Job): void {
-    this.mine.delete(job.row.id);
     this.pool.finished(job);
     const endpoint = endpointKey(job.row);
     if (this.pool.underWayOf(`e ${endpoint}`) === 0 && this.pool.waitingOf(endpoint) === 0)
       this.limits.forget(endpoint);
-  }
-
-  /** Jobs taken out of the pool for good (another node holds them, or they ended meanwhile). */
-  private drop(jobs: Job[]): void {
-    for (const job of jobs) this.mine.delete(job.row.id);
   }
 
   /**
@@ -294,20 +281,17 @@ export class DeliveryEngine {
         leaveOut: full,
       });
       // (A row whose lease ran out while it waits here, its renewal late, stays this node's.)
-      const retries = due.retries.filter((row) => !this.mine.has(row.id));
+      const retries = due.retries.filter((row) => !this.pool.has(row.id));
       const { taken, skipped } = this.backlog.take(
-        due.firsts.filter((row) => !this.mine.has(row.id)),
+        due.firsts.filter((row) => !this.pool.has(row.id)),
         endpointKey,
       );
       await queue.claim(trx, [...retries, ...taken], now + this.leaseMs);
       return { retries, taken, skipped, complete: due.firsts.length < limit && due.retries.length < limit };
     });
     this.backlog.claimed({ ...claim, full });
-    for (const row of claim.retries) {
-      this.mine.add(row.id);
-      this.pool.force({ row });
-    }
-    this.add(claim.taken.map((row) => ({ row })));
+    for (const row of claim.retries) this.pool.force({ row });
+    this.pool.add(claim.taken.map((row) => ({ row })));
     return !claim.complete && claim.retries.length + claim.taken.length > 0;
   }
 
@@ -335,7 +319,6 @@ export class DeliveryEngine {
     }
     const kept = due.filter((job) => moved.has(job.row.id));
     for (const job of kept) job.row.claimed_until = lease;
-    this.drop(due.filter((job) => !moved.has(job.row.id)));
     this.pool.putBack(kept);
   }
 

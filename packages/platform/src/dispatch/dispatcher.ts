@@ -77,6 +77,8 @@ export class Dispatcher {
   private readonly backlog: Backlog<OutboxRow>;
   private running = false;
   private lastFill = 0;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> | undefined;
 
   /** How ingest reaches the dispatcher (server.ts wires it into the service context). */
   readonly intake = {
@@ -124,6 +126,7 @@ export class Dispatcher {
         return state === 'closed' ? perIntegration : state === 'half-open' ? 1 : 0;
       },
       run: (row) => this.run(row),
+      idOf: (row) => row.id,
     });
     this.backlog = new Backlog(this.pool, options.hold ?? 64, HOLD_INSTALLATIONS);
     this.loop = new WakeLoop(
@@ -140,6 +143,13 @@ export class Dispatcher {
 
   start(): void {
     this.running = true;
+    // Waiting rows keep their leases (a slow integration may keep its installations' rows waiting long).
+    this.renewTimer = setInterval(() => {
+      this.renewing ??= this.renewWaiting().finally(() => {
+        this.renewing = undefined;
+      });
+    }, this.leaseMs / 4);
+    this.renewTimer.unref();
     this.loop.start();
   }
 
@@ -149,7 +159,9 @@ export class Dispatcher {
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.running = false;
+    clearInterval(this.renewTimer);
     await this.loop.stop();
+    await this.renewing;
     // Waiting rows go back to the database at once (other nodes, or the next start, take them).
     await this.release(this.pool.drain());
     const deadline = performance.now() + graceMs;
@@ -289,7 +301,11 @@ export class Dispatcher {
         installations: full,
         integrations: backedOff,
       });
-      const { taken, skipped } = this.backlog.take(found, (row) => row.installation_id);
+      // (A row whose lease ran out while it waits here, its renewal late, stays this node's.)
+      const { taken, skipped } = this.backlog.take(
+        found.filter((row) => !this.pool.has(row.id)),
+        (row) => row.installation_id,
+      );
       await outbox.claim(trx, taken, now + this.leaseMs);
       return { taken, skipped, complete: found.length < limit };
     });
@@ -312,6 +328,26 @@ export class Dispatcher {
         if (this.backlog.worthClaiming()) this.loop.wake();
       });
     this.inFlight.add(dispatch);
+  }
+
+  /** Renews the leases of waiting rows more than half gone; a row another node has taken meanwhile is dropped. */
+  private async renewWaiting(): Promise<void> {
+    const now = this.ctx.now();
+    const due = this.pool.take((row) => (row.claimed_until ?? 0) - now < this.leaseMs / 2);
+    if (due.length === 0) return;
+    const lease = now + this.leaseMs;
+    let moved: Set<number>;
+    try {
+      moved = await this.ctx.write((trx) => outbox.moveLeases(trx, due, lease));
+    } catch (error) {
+      // Their leases stand as they were; the next renewal tries again.
+      this.options.logger?.warn({ err: error }, 'could not renew the leases of waiting owed rows');
+      this.pool.putBack(due);
+      return;
+    }
+    const kept = due.filter((row) => moved.has(row.id));
+    for (const row of kept) row.claimed_until = lease;
+    this.pool.putBack(kept);
   }
 
   /** Gives rows back unclaimed, where this node still holds their lease. */

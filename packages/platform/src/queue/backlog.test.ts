@@ -16,6 +16,7 @@ function setup(hold = 4, keys = 2) {
     slotsOf: (item) => [item.key],
     capOf: () => 0,
     run: () => {},
+    idOf: (item) => item.id,
   });
   return { pool, backlog: new Backlog(pool, hold, keys) };
 }

@@ -21,6 +21,7 @@ function poolOf(options: { concurrency?: number; perHost?: number; perEndpoint?:
     slotsOf: (item) => [`e ${item.endpoint}`, `h ${item.host}`],
     capOf: (slot) => (slot.startsWith('h ') ? (options.perHost ?? 100) : (options.perEndpoint?.(slot.slice(2)) ?? 100)),
     run: (item) => started.push(item),
+    idOf: (item) => item.id,
   });
   return { pool, started };
 }
@@ -140,7 +141,9 @@ describe('the keyed pool', () => {
     pool.putBack(taken);
     expect([...pool.waitingItems()].map((i) => i.id)).toEqual(['a-2', 'a-1']);
     pool.retryAt(first, Date.now() + 1000, Date.now());
+    expect(pool.has('a-0') && pool.has('a-1') && pool.has('a-2')).toBe(true);
     const drained = pool.drain();
+    expect(pool.has('a-0') || pool.has('a-1') || pool.has('a-2')).toBe(false);
     expect(drained.map((i) => i.id).sort()).toEqual(['a-0', 'a-1', 'a-2']);
     expect(pool.underWayOf('h h1')).toBe(0);
     expect(pool.waiting).toBe(0);
@@ -160,6 +163,7 @@ describe('the keyed pool', () => {
         started.push(item.id);
         pool.finished(item);
       },
+      idOf: (item) => item.id,
     });
     pool.add(items('a', 3));
     expect(started).toEqual(['a-0', 'a-1', 'a-2']);

@@ -29,6 +29,8 @@ export interface KeyedPoolOptions<T> {
   capOf(slot: string): number;
   /** Starts an item's work; the owner later calls `finished` or `retryAt` for it. */
   run(item: T): void;
+  /** An item's identity: `has` answers whether the pool holds it (waiting, in flight or waiting for a retry). */
+  idOf(item: T): string | number;
 }
 
 export class KeyedPool<T> {
@@ -37,6 +39,7 @@ export class KeyedPool<T> {
   private readonly reserved = new Map<string, number>();
   private readonly underWay = new Map<string, number>();
   private readonly timers = new Map<T, NodeJS.Timeout>();
+  private readonly ids = new Set<string | number>();
   private waitingCount = 0;
   private reservedCount = 0;
   private flying = 0;
@@ -65,6 +68,11 @@ export class KeyedPool<T> {
     return this.underWay.get(slot) ?? 0;
   }
 
+  /** Whether the pool holds the item of this id (waiting, in flight, or waiting for a retry). */
+  has(id: string | number): boolean {
+    return this.ids.has(id);
+  }
+
   /** Turn keys with items waiting. */
   turns(): IterableIterator<string> {
     return this.queues.keys();
@@ -91,6 +99,7 @@ export class KeyedPool<T> {
   /** Queues items at the back of their turn keys' queues, and starts what fits. */
   add(items: Iterable<T>): void {
     for (const item of items) {
+      this.ids.add(this.options.idOf(item));
       const turn = this.options.turnOf(item);
       const queue = this.queues.get(turn);
       if (queue) queue.push(item);
@@ -104,6 +113,7 @@ export class KeyedPool<T> {
   putBack(items: T[]): void {
     for (let i = items.length - 1; i >= 0; i--) {
       const item = items[i] as T;
+      this.ids.add(this.options.idOf(item));
       const turn = this.options.turnOf(item);
       const queue = this.queues.get(turn);
       if (queue) queue.unshift(item);
@@ -115,6 +125,7 @@ export class KeyedPool<T> {
 
   /** Starts an item at once, whatever the caps (a retry that came due elsewhere): it takes its slots all the same. */
   force(item: T): void {
+    this.ids.add(this.options.idOf(item));
     this.takeSlots(item);
     this.flying++;
     this.options.run(item);
@@ -122,6 +133,7 @@ export class KeyedPool<T> {
 
   /** An item's run ended for good: its slots free up for the next. */
   finished(item: T): void {
+    this.ids.delete(this.options.idOf(item));
     this.flying--;
     for (const slot of this.options.slotsOf(item)) this.bump(slot, -1);
     this.pump();
@@ -156,6 +168,7 @@ export class KeyedPool<T> {
       else this.queues.delete(turn);
     }
     this.waitingCount -= taken.length;
+    for (const item of taken) this.ids.delete(this.options.idOf(item));
     return taken;
   }
 
@@ -168,6 +181,7 @@ export class KeyedPool<T> {
     for (const [item, timer] of this.timers) {
       clearTimeout(timer);
       for (const slot of this.options.slotsOf(item)) this.bump(slot, -1);
+      this.ids.delete(this.options.idOf(item));
       items.push(item);
     }
     this.timers.clear();

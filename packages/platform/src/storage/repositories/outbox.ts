@@ -114,6 +114,23 @@ export async function release(trx: Transaction<Database>, rows: OutboxRow[]): Pr
   }
 }
 
+/** Moves claimed rows to a new lease where this node still holds them and they are owed; answers the ids moved. */
+export async function moveLeases(trx: Transaction<Database>, rows: OutboxRow[], lease: number): Promise<Set<number>> {
+  const moved = new Set<number>();
+  for (const [old, ids] of idsByLease(rows, CHUNK)) {
+    const answer = await trx
+      .updateTable('outbox')
+      .set({ claimed_until: lease })
+      .where('id', 'in', ids)
+      .where('claimed_until', '=', old)
+      .where('dispatched_at', 'is', null)
+      .returning('id')
+      .execute();
+    for (const { id } of answer) moved.add(id);
+  }
+  return moved;
+}
+
 /** Changes a claimed row while this node holds its lease; throws `LeaseLost` when it does not. */
 export async function updateOwned(
   trx: Transaction<Database>,

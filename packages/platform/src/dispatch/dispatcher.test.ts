@@ -1,0 +1,112 @@
+/**
+ * The dispatcher's own bookkeeping, on SQLite and PostgreSQL: rows waiting in its memory behind a
+ * slow dispatch keep their leases renewed, so no claim takes them while they wait, and each event
+ * is dispatched once.
+ */
+import { createIntegration } from '@portico/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningPlatform, startPlatform } from '../server.js';
+import { client } from '../test-support/api.js';
+import { backends } from '../test-support/backends.js';
+import { until } from '../test-support/webhook-world.js';
+import { Dispatcher } from './dispatcher.js';
+
+/** Its events wait until `release` (a new gate for each back end). */
+let release: () => void = () => {};
+let held = Promise.resolve();
+const slowpoke = createIntegration({
+  events: {
+    async space_content_updated() {
+      await held;
+    },
+  },
+});
+const manifest = `name: slowpoke
+title: Slowpoke
+description: Holds its first event until told
+organization: acme
+visibility: private
+scopes: [space:content:read]
+`;
+
+describe.each(backends)('the dispatcher on $name', (backend) => {
+  let platform: RunningPlatform;
+  let cleanup: () => Promise<void>;
+  let dispatcher: Dispatcher;
+  let space: string;
+
+  beforeAll(async () => {
+    held = new Promise<void>((r) => (release = r));
+    const fresh = await backend.fresh();
+    cleanup = fresh.cleanup;
+    platform = await startPlatform(fresh.config, { inProcess: new Map([['slowpoke', slowpoke]]) });
+    const admin = client(platform.url, platform.adminToken);
+    await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+    await admin('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
+    expect((await admin('POST', '/v1/integrations', { manifest, script: '// in-process' })).status).toBe(201);
+    const org = (await admin('POST', '/v1/orgs/acme/installations', { integration: 'slowpoke' })).body.id;
+    space = (await admin('POST', `/v1/installations/${org}/spaces/docs`)).body.id;
+    await until('the setup events dispatched', async () => {
+      const owed = await platform.ctx.db.selectFrom('outbox').select('id').where('dispatched_at', 'is', null).execute();
+      return owed.length === 0 ? true : undefined;
+    });
+    // A dispatcher of the test's own: one dispatch per installation at a time, leases of 2 s.
+    await platform.dispatcher.stop();
+    dispatcher = new Dispatcher({ ctx: platform.ctx, hosts: platform.hosts, perInstallation: 1, leaseMs: 2000 });
+    platform.ctx.routeOnIngest = dispatcher.intake.route;
+    platform.ctx.wake = dispatcher.intake.wake;
+    dispatcher.start();
+  }, 60_000);
+  afterAll(async () => {
+    release();
+    await dispatcher?.stop();
+    await platform?.close();
+    await cleanup?.();
+  });
+
+  it('renews the leases of rows waiting behind a slow dispatch, and dispatches each event once', async () => {
+    const admin = client(platform.url, platform.adminToken);
+    for (let i = 0; i < 3; i++) {
+      await admin('POST', '/v1/events', {
+        type: 'space_content_updated',
+        spaceId: 'docs',
+        revisionId: 'r',
+        eventId: `slow-${i}`,
+      });
+    }
+    const rows = () =>
+      platform.ctx.db
+        .selectFrom('outbox')
+        .select(['event_id', 'claimed_until', 'dispatched_at'])
+        .where('installation_id', '=', space)
+        .where('event_id', 'is not', null)
+        .orderBy('id')
+        .execute();
+    const first = await until('the three rows claimed', async () => {
+      const now = await rows();
+      return now.length === 3 && now.every((r) => r.claimed_until !== null) ? now : undefined;
+    });
+    // Past two leases: the two waiting behind the first are still this node's, their leases moved on.
+    await new Promise((r) => setTimeout(r, 4500));
+    const later = await rows();
+    for (const [i, row] of later.entries()) {
+      if (i === 0) continue;
+      expect(row.dispatched_at).toBeNull();
+      expect(Number(row.claimed_until)).toBeGreaterThan(Number(first[i]?.claimed_until));
+      expect(Number(row.claimed_until)).toBeGreaterThan(Date.now());
+    }
+    release();
+    await until('every event dispatched', async () => {
+      const now = await rows();
+      return now.every((r) => r.dispatched_at !== null) ? true : undefined;
+    });
+    const dispatches = await platform.ctx.db
+      .selectFrom('dispatches')
+      .select(['event_id', 'status'])
+      .where('installation_id', '=', space)
+      .where('event_type', '=', 'space_content_updated')
+      .orderBy('id')
+      .execute();
+    expect(dispatches.map((d) => d.event_id).sort()).toEqual(['slow-0', 'slow-1', 'slow-2']);
+  }, 30_000);
+});
