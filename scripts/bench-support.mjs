@@ -174,14 +174,35 @@ export async function postgresCpu(url) {
 }
 
 /**
- * Measures the CPU time per event of a run: the server's, PostgreSQL's (when `database` reads it)
- * and this process's (the benchmark's senders and receiver). Call it before the run; call what it
- * answers with the number of events after the run: µs per event.
+ * The CPU time of a process tree, in ms: the process's own, that of its ended children it has
+ * reaped, and its live descendants' (each the same way); 0 once it has ended.
+ */
+export function treeCpuMs(pid) {
+  const parents = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statOf(entry);
+    if (f && f[0] !== 'Z') parents.set(Number(entry), Number(f[1]));
+  }
+  const walk = (p) => {
+    const f = statOf(p);
+    if (f === undefined) return 0;
+    let sum = ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / TICKS;
+    for (const [child, parent] of parents) if (parent === p) sum += walk(child);
+    return sum;
+  };
+  return walk(pid);
+}
+
+/**
+ * Measures the CPU time per event of a run: the server's process tree's, its store's (PostgreSQL's
+ * or Redis's, when `database` reads it) and this process's (the benchmark's senders and receiver).
+ * Call it before the run; call what it answers with the number of events after the run: µs per event.
  */
 export function cpuPerEvent(serverPid, database) {
   const read = () => {
     const own = process.cpuUsage();
-    return { server: cpuMs(serverPid), database: database?.(), bench: (own.user + own.system) / 1000 };
+    return { server: treeCpuMs(serverPid), database: database?.(), bench: (own.user + own.system) / 1000 };
   };
   const before = read();
   return (events) => {
@@ -375,4 +396,38 @@ export async function onEachBackend(fn, extraEnv = {}) {
     }
   }
   return results;
+}
+
+/**
+ * What a PostgreSQL database has done, from `pg_stat_database` (read over the server's own
+ * database at PORTICO_BENCH_DATABASE_URL, so the reading is not counted): answers `read()`, which
+ * waits `settleMs` first (a backend reports its counts at most once a second, while it works) and
+ * answers `{ transactions, rowsWritten, rowsRead }` so far.
+ */
+export function postgresActivity(url, settleMs = 2500) {
+  const name = new URL(url).pathname.slice(1);
+  return async () => {
+    await sleep(settleMs);
+    const client = new pg.Client({ connectionString: postgresUrl() ?? url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `select xact_commit + xact_rollback as transactions,
+                tup_inserted + tup_updated + tup_deleted as "rowsWritten",
+                tup_returned + tup_fetched as "rowsRead"
+           from pg_stat_database where datname = $1`,
+        [name],
+      );
+      const row = rows[0];
+      return row && Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
+    } finally {
+      await client.end();
+    }
+  };
+}
+
+/** Counts per event between two readings of the same kind (`{ name: number }`), or undefined. */
+export function perEvent(before, after, events) {
+  if (before === undefined || after === undefined) return undefined;
+  return Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / events]));
 }
