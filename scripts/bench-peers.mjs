@@ -377,5 +377,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log('Peers…');
   const peers = await benchPeers(short);
   const { systems, ratios } = peerRows(delivery, peers, short.batchSize);
-  for (const row of [...systems, ...ratios]) console.log(row);
+  console.log(
+    '| System | Events in | Deliveries / s | CPU per delivered event | Store operations per event | p50 | p99 |',
+  );
+  for (const row of systems) console.log(row);
+  console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
+  for (const row of ratios) console.log(row);
 }
