@@ -147,11 +147,16 @@ export function cpuMs(pid) {
 }
 
 /**
- * The CPU time of a PostgreSQL server running on this machine, in ms: its postmaster's, its live
- * processes' (backends, writers), and that of the ended ones the postmaster has reaped. Found from
- * a backend of `url`; undefined when the server is elsewhere (its processes are not in /proc).
+ * The CPU time a PostgreSQL server running on this machine spends on the database of `url`, in
+ * ms: its postmaster's own, its shared processes' (WAL writer, checkpointer, background writer,
+ * launchers, autovacuum workers) and the backends connected to that database; the backends of other
+ * databases (another client of a server the machine shares) are left out, and so is the time of the
+ * processes that ended before the first reading. A process that ends later counts what it had at
+ * the last reading. Found from a backend of `url`; undefined when the server is elsewhere (its
+ * processes are not in /proc).
  */
 export async function postgresCpu(url) {
+  const database = new URL(url).pathname.slice(1);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   let postmaster;
@@ -164,12 +169,25 @@ export async function postgresCpu(url) {
     await client.end();
   }
   if (postmaster === undefined) return undefined;
+  /** The CPU time of each process counted so far, by pid and start time (a pid may be reused). */
+  const seen = new Map();
   return () => {
     const own = statOf(postmaster);
     if (own === undefined) return Number.NaN;
-    // Its own time and its reaped processes', then its live processes'.
-    const reaped = ((Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 1000) / TICKS;
-    return childrenOf(postmaster, 'postgres').reduce((sum, pid) => sum + cpuMs(pid), reaped);
+    for (const pid of childrenOf(postmaster, 'postgres')) {
+      // A client backend's title: "postgres: [cluster: ]user database host(port) activity".
+      let title = '';
+      try {
+        title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      } catch {}
+      const client = /^postgres: (?:\S+: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])/.exec(title);
+      if (client && client[1] !== database) continue;
+      const f = statOf(pid);
+      if (f) seen.set(`${pid}@${f[19]}`, ((Number(f[11]) + Number(f[12])) * 1000) / TICKS);
+    }
+    let sum = ((Number(own[11]) + Number(own[12])) * 1000) / TICKS;
+    for (const ms of seen.values()) sum += ms;
+    return sum;
   };
 }
 

@@ -352,9 +352,11 @@ ${count(D.batchSize)}, sent at once.
 ${throughputRows.join('\n')}
 
 The CPU those runs used per event delivered, from \`/proc\`: the server's process tree (all its
-threads, and any workerd process it started), PostgreSQL (all its processes, when it runs on this
-machine) and the benchmark process (its senders and the verifying receiver). The ${cpus().length} cores give ${count(cpus().length * 1000)} ms of CPU a second, so the sum bounds
-the rate this machine could sustain were every core busy with nothing else.
+threads, and any workerd process it started), PostgreSQL (when it runs on this machine: the
+backends of the run's database and the server's shared processes, such as the WAL writer; other
+databases' backends left out) and the benchmark process (its senders and the verifying receiver).
+The ${cpus().length} cores give ${count(cpus().length * 1000)} ms of CPU a second, so the sum bounds the rate this machine could
+sustain were every core busy with nothing else.
 
 | Store | Events in | Server | PostgreSQL | Benchmark | Sum | Bound on ${cpus().length} cores |
 |---|---|---|---|---|---|---|
@@ -461,9 +463,10 @@ in batches of ${count(D.batchSize)} sent at once, each until the last is receive
 request, for the latency from the scheduled send to receipt. Portico's rows are its delivery runs above.
 
 CPU per delivered event is read from \`/proc\`: the server's process tree (Portico's, or the peer's),
-plus its store's processes: PostgreSQL's (all of the server's processes) or Redis's (its pid from
-\`INFO server\`). The benchmark process (senders and receiver), the same work for all four, is left out.
-Redis and PostgreSQL serve the whole machine, so another client's work in the same seconds counts too.
+plus its store's: PostgreSQL's (the backends of the run's database and the server's shared processes)
+or Redis's (its pid from \`INFO server\`). The benchmark process (senders and receiver), the same work
+for all four, is left out. Redis and PostgreSQL's shared processes serve the whole machine, so another
+client's work in the same seconds counts too.
 Store operations per event: Redis commands from \`INFO commandstats\` (those BullMQ's Lua scripts run
 included); for PostgreSQL, transactions and rows from \`pg_stat_database\` for the run's database
 (\`pg_stat_statements\` is not loaded here), read 2.5 s after each run so every backend has reported.
