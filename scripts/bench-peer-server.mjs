@@ -4,7 +4,8 @@
 // 1,000), authenticated with a bearer token and validated as a real route would, and enqueues a
 // delivery job per event (BullMQ on Redis, or graphile-worker on PostgreSQL); a worker in the same
 // process signs each delivery with @portico/webhooks and POSTs it to the receiver, 4 attempts with
-// backoff. Prints "listening on URL" once it takes requests and jobs; ends on SIGTERM.
+// backoff. Prints "listening on URL" once it takes requests and jobs; ends on SIGTERM, or when
+// its standard input closes (the benchmark that started it has ended).
 //
 // Environment: PEER_QUEUE (bullmq | graphile-worker), PEER_TOKEN, PEER_REDIS_URL and
 // PEER_QUEUE_NAME, or PEER_DATABASE_URL (a database of its own, migrated here), PEER_RECEIVER_URL,
@@ -185,10 +186,17 @@ const server = createServer(async (request, response) => {
 server.keepAliveTimeout = 65_000;
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 
-process.once('SIGTERM', async () => {
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
   server.close();
   server.closeAllConnections();
   await queue.stop();
   process.exit(0);
-});
+};
+process.once('SIGTERM', shutdown);
+// Its standard input is the benchmark's pipe: when it closes, the benchmark has ended, however it
+// ended, and so does this process.
+process.stdin.on('end', shutdown).on('error', shutdown).resume();
 console.log(`listening on http://127.0.0.1:${server.address().port}`);

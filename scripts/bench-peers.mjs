@@ -54,7 +54,8 @@ function startPeer(env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [serverScript], {
       env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its standard input stays open while this process lives: the peer ends when it closes.
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let err = '';
     child.stderr.on('data', (chunk) => {
