@@ -11,6 +11,8 @@ import {
   measureDirect,
   onEachBackend,
   percentile,
+  perEvent,
+  postgresActivity,
   postgresCpu,
   receivedBy,
   rssMiB,
@@ -61,6 +63,8 @@ const DRAIN_LIMIT_MS = 120_000;
 async function benchBackend(label, env, o) {
   const { child, call } = await startServer(env);
   const databaseCpu = env.PORTICO_DATABASE_URL ? await postgresCpu(env.PORTICO_DATABASE_URL) : undefined;
+  // PostgreSQL's transactions and rows per event (for the Peers section); none on SQLite.
+  const activity = env.PORTICO_DATABASE_URL ? postgresActivity(env.PORTICO_DATABASE_URL) : async () => undefined;
   const received = new Map();
   let receiver;
   let hang;
@@ -120,6 +124,7 @@ async function benchBackend(label, env, o) {
 
     // Throughput, one event per request: `events` events from `senders` senders, until the last is received.
     const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);
+    let counts = await activity();
     let cpu = cpuPerEvent(child.pid, databaseCpu);
     let started = performance.now();
     let next = 0;
@@ -130,12 +135,14 @@ async function benchBackend(label, env, o) {
     await untilReceived(singleIds, 'one event per request');
     const endToEnd = (o.events * 1000) / (performance.now() - started);
     const singleCpu = cpu(o.events);
+    const singleStore = perEvent(counts, await activity(), o.events);
     console.log(`  ${label}: ${Math.round(endToEnd)} deliveries / s end to end (POST /v1/events)`);
 
     // Throughput, batches: the same number of events in requests of `batchSize`, all sent at once.
     const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);
     const batches = [];
     for (let i = 0; i < batchIds.length; i += o.batchSize) batches.push(batchIds.slice(i, i + o.batchSize));
+    counts = await activity();
     cpu = cpuPerEvent(child.pid, databaseCpu);
     started = performance.now();
     let batch;
@@ -151,6 +158,7 @@ async function benchBackend(label, env, o) {
       const ingestMs = performance.now() - started;
       await untilReceived(batchIds, 'batches');
       batch = { endToEnd: (o.events * 1000) / (performance.now() - started), ingestMs, cpu: cpu(o.events) };
+      batch.store = perEvent(counts, await activity(), o.events);
       console.log(
         `  ${label}: ${Math.round(batch.endToEnd)} deliveries / s end to end (POST /v1/events/batch, accepted in ${Math.round(ingestMs)} ms)`,
       );
@@ -285,6 +293,7 @@ async function benchBackend(label, env, o) {
       label,
       endToEnd,
       singleCpu,
+      singleStore,
       batch,
       ceiling,
       floor,

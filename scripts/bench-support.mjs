@@ -147,11 +147,16 @@ export function cpuMs(pid) {
 }
 
 /**
- * The CPU time of a PostgreSQL server running on this machine, in ms: its postmaster's, its live
- * processes' (backends, writers), and that of the ended ones the postmaster has reaped. Found from
- * a backend of `url`; undefined when the server is elsewhere (its processes are not in /proc).
+ * The CPU time a PostgreSQL server running on this machine spends on the database of `url`, in
+ * ms: its postmaster's own, its shared processes' (WAL writer, checkpointer, background writer,
+ * launchers, autovacuum workers) and the backends connected to that database; the backends of other
+ * databases (another client of a server the machine shares) are left out, and so is the time of the
+ * processes that ended before the first reading. A process that ends later counts what it had at
+ * the last reading. Found from a backend of `url`; undefined when the server is elsewhere (its
+ * processes are not in /proc).
  */
 export async function postgresCpu(url) {
+  const database = new URL(url).pathname.slice(1);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   let postmaster;
@@ -164,24 +169,58 @@ export async function postgresCpu(url) {
     await client.end();
   }
   if (postmaster === undefined) return undefined;
+  /** The CPU time of each process counted so far, by pid and start time (a pid may be reused). */
+  const seen = new Map();
   return () => {
     const own = statOf(postmaster);
     if (own === undefined) return Number.NaN;
-    // Its own time and its reaped processes', then its live processes'.
-    const reaped = ((Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 1000) / TICKS;
-    return childrenOf(postmaster, 'postgres').reduce((sum, pid) => sum + cpuMs(pid), reaped);
+    for (const pid of childrenOf(postmaster, 'postgres')) {
+      // A client backend's title: "postgres: [cluster: ]user database host(port) activity".
+      let title = '';
+      try {
+        title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      } catch {}
+      const client = /^postgres: (?:\S+: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])/.exec(title);
+      if (client && client[1] !== database) continue;
+      const f = statOf(pid);
+      if (f) seen.set(`${pid}@${f[19]}`, ((Number(f[11]) + Number(f[12])) * 1000) / TICKS);
+    }
+    let sum = ((Number(own[11]) + Number(own[12])) * 1000) / TICKS;
+    for (const ms of seen.values()) sum += ms;
+    return sum;
   };
 }
 
 /**
- * Measures the CPU time per event of a run: the server's, PostgreSQL's (when `database` reads it)
- * and this process's (the benchmark's senders and receiver). Call it before the run; call what it
- * answers with the number of events after the run: µs per event.
+ * The CPU time of a process tree, in ms: the process's own, that of its ended children it has
+ * reaped, and its live descendants' (each the same way); 0 once it has ended.
+ */
+export function treeCpuMs(pid) {
+  const parents = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statOf(entry);
+    if (f && f[0] !== 'Z') parents.set(Number(entry), Number(f[1]));
+  }
+  const walk = (p) => {
+    const f = statOf(p);
+    if (f === undefined) return 0;
+    let sum = ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / TICKS;
+    for (const [child, parent] of parents) if (parent === p) sum += walk(child);
+    return sum;
+  };
+  return walk(pid);
+}
+
+/**
+ * Measures the CPU time per event of a run: the server's process tree's, its store's (PostgreSQL's
+ * or Redis's, when `database` reads it) and this process's (the benchmark's senders and receiver).
+ * Call it before the run; call what it answers with the number of events after the run: µs per event.
  */
 export function cpuPerEvent(serverPid, database) {
   const read = () => {
     const own = process.cpuUsage();
-    return { server: cpuMs(serverPid), database: database?.(), bench: (own.user + own.system) / 1000 };
+    return { server: treeCpuMs(serverPid), database: database?.(), bench: (own.user + own.system) / 1000 };
   };
   const before = read();
   return (events) => {
@@ -375,4 +414,38 @@ export async function onEachBackend(fn, extraEnv = {}) {
     }
   }
   return results;
+}
+
+/**
+ * What a PostgreSQL database has done, from `pg_stat_database` (read over the server's own
+ * database at PORTICO_BENCH_DATABASE_URL, so the reading is not counted): answers `read()`, which
+ * waits `settleMs` first (a backend reports its counts at most once a second, while it works) and
+ * answers `{ transactions, rowsWritten, rowsRead }` so far.
+ */
+export function postgresActivity(url, settleMs = 2500) {
+  const name = new URL(url).pathname.slice(1);
+  return async () => {
+    await sleep(settleMs);
+    const client = new pg.Client({ connectionString: postgresUrl() ?? url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `select xact_commit + xact_rollback as transactions,
+                tup_inserted + tup_updated + tup_deleted as "rowsWritten",
+                tup_returned + tup_fetched as "rowsRead"
+           from pg_stat_database where datname = $1`,
+        [name],
+      );
+      const row = rows[0];
+      return row && Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
+    } finally {
+      await client.end();
+    }
+  };
+}
+
+/** Counts per event between two readings of the same kind (`{ name: number }`), or undefined. */
+export function perEvent(before, after, events) {
+  if (before === undefined || after === undefined) return undefined;
+  return Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / events]));
 }

@@ -11,7 +11,7 @@ import { benchDeliveries, DELIVERY_SETTINGS } from './bench-deliveries.mjs';
 import { benchDev, DEV_SETTINGS } from './bench-dev.mjs';
 import { benchDispatch } from './bench-dispatch.mjs';
 import { benchIdleMemory, IDLE_SETTINGS } from './bench-idle-memory.mjs';
-import { benchQueues, QUEUE_SETTINGS } from './bench-queues.mjs';
+import { benchPeers, PEER_SETTINGS, peerRows } from './bench-peers.mjs';
 
 const exampleDir = new URL('../examples/hello-world/', import.meta.url);
 const exampleText = readFileSync(new URL('platform-manifest.yaml', exampleDir), 'utf8');
@@ -233,6 +233,17 @@ const loadMemoryRows = deliveryResults.map(
 for (const row of [...throughputRows, ...latencyRows, ...sustainedRows, ...noisyRows, ...loadMemoryRows])
   console.log(row);
 
+// The peers right after Portico's delivery runs, so all four meet the machine in the same state.
+console.log('Peers (HTTP ingest → BullMQ on Redis, and → graphile-worker on PostgreSQL → signed POST)…');
+const peerResults = await benchPeers();
+const peerTable = peerRows(deliveryResults, peerResults, D.batchSize);
+const bullmq = peerResults.find((p) => p.label === 'BullMQ');
+const engineRows = deliveryResults.map(
+  (r) =>
+    `| ${r.label} | ${rate(r.engine.perSecond)} / s | ${rate(r.endToEnd)} / s | ${lat(r.engine.p50)} | ${lat(r.engine.p99)} |`,
+);
+for (const row of [...peerTable.systems, ...peerTable.ratios, ...engineRows]) console.log(row);
+
 const I = IDLE_SETTINGS;
 console.log(`Idle memory (${I.integrations} integrations in workerd, PORTICO_WORKER_IDLE_SECONDS=${I.idleSeconds})…`);
 const idleResults = await benchIdleMemory();
@@ -263,27 +274,6 @@ const devRows = [
   `| Start with a kept data directory (median of ${DEV_SETTINGS.starts}) | ${Math.round(devResult.startKeptMs)} ms |`,
 ];
 for (const row of devRows) console.log(row);
-
-const Q = QUEUE_SETTINGS;
-console.log(`Job queue baselines (BullMQ on Redis, graphile-worker on PostgreSQL)…`);
-const queueResults = await benchQueues();
-const queueRows = [
-  `| Ceiling: the engine's client straight to the receiver (${Q.ceilingConcurrency} at a time; at the steady rate, one POST per scheduled send) | ${rate(queueResults.ceiling)} / s | 1.00 | ${lat(queueResults.floor.p50)} | ${lat(queueResults.floor.p99)} |`,
-  ...queueResults.queues.map((q) =>
-    q.skipped
-      ? `| ${q.label}: not measured (${q.skipped}) | — | — | — | — |`
-      : `| ${q.label} ${q.version ?? ''} on ${q.store}, ${Q.concurrency} jobs at a time | ${rate(q.perSecond)} / s | ${ratio(q.perSecond, queueResults.ceiling)} | ${lat(q.p50)} | ${lat(q.p99)} |`,
-  ),
-  ...deliveryResults.map(
-    (r) =>
-      `| Portico's delivery engine alone, ${r.label}: \`POST /v1/installations/{id}/deliveries\` | ${rate(r.engine.perSecond)} / s | ${ratio(r.engine.perSecond, queueResults.ceiling)} | ${lat(r.engine.p50)} | ${lat(r.engine.p99)} |`,
-  ),
-  ...deliveryResults.map(
-    (r) =>
-      `| Portico end to end, ${r.label}: \`POST /v1/events\` (from the table above) | ${rate(r.endToEnd)} / s | ${ratio(r.endToEnd, queueResults.ceiling)} | ${lat(r.p50)} | ${lat(r.p99)} |`,
-  ),
-];
-for (const row of queueRows) console.log(row);
 
 const cpu = cpus();
 const machine = `${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`;
@@ -361,10 +351,12 @@ ${count(D.batchSize)}, sent at once.
 |---|---|---|---|---|
 ${throughputRows.join('\n')}
 
-The CPU those runs used per event delivered, from \`/proc\`: the server process (all its threads),
-PostgreSQL (all its processes, when it runs on this machine) and the benchmark process (its senders
-and the verifying receiver). The ${cpus().length} cores give ${count(cpus().length * 1000)} ms of CPU a second, so the sum bounds
-the rate this machine could sustain were every core busy with nothing else.
+The CPU those runs used per event delivered, from \`/proc\`: the server's process tree (all its
+threads, and any workerd process it started), PostgreSQL (when it runs on this machine: the
+backends of the run's database and the server's shared processes, such as the WAL writer; other
+databases' backends left out) and the benchmark process (its senders and the verifying receiver).
+The ${cpus().length} cores give ${count(cpus().length * 1000)} ms of CPU a second, so the sum bounds the rate this machine could
+sustain were every core busy with nothing else.
 
 | Store | Events in | Server | PostgreSQL | Benchmark | Sum | Bound on ${cpus().length} cores |
 |---|---|---|---|---|---|---|
@@ -405,7 +397,7 @@ ${noisyRows.join('\n')}
 ### Memory under load
 
 The server's RSS (\`/proc/PID/status\`): the peak of samples taken every 200 ms from its start to its end
-(every run above, and the delivery engine runs of the queue section), and right after the ${D.steadyRate} events / s
+(every run above, the delivery engine alone included), and right after the ${D.steadyRate} events / s
 run. Compare with the bare \`node:http\` server in the API section.
 
 | Store | Peak server RSS | Server RSS after the steady run |
@@ -457,20 +449,48 @@ shows the change (rebuild, publish, the new version's workerd worker started).
 |---|---|
 ${devRows.join('\n')}
 
-## Job queue baselines
+## Peers
 
-For the decision record about the queue: plain job queues on this machine doing the engine's work per job
-(sign the body with \`@portico/webhooks\`, POST it with the engine's HTTP client to the same verifying
-receiver, retried up to 3 times on failure), in a worker process of its own, ${Q.concurrency} jobs at a time (the
-engine's default cap per destination; every job goes to one URL). Throughput: ${count(Q.jobs)} jobs added by ${Q.producers}
-producers one at a time, until the last is received. Latency: ${Q.steadyRate} jobs / s for ${Q.steadySeconds} s, scheduled add →
-receipt. Redis and PostgreSQL run on this machine. Portico's rows are from the runs above: the delivery engine
-alone (deliveries asked for through the API route the webhook integration calls, ${D.senders} senders; no routing
-or dispatch), and end to end. Ratios are to the ceiling measured in this section.
+What a team would build instead of Portico, measured beside it in this run with the same load: a
+\`node:http\` ingest route (\`scripts/bench-peer-server.mjs\`: bearer token, JSON body, the event
+validated, one delivery job enqueued per event; one event per request, and a batch route taking up to
+1,000) and, in the same process, a worker that signs each delivery with \`@portico/webhooks\` and POSTs
+it with the engine's HTTP client to the same verifying receiver, ${PEER_SETTINGS.concurrency} at a time (the engine's default cap
+per destination), 4 attempts with backoff: BullMQ on Redis, and graphile-worker on PostgreSQL (a
+database of its own). Each peer runs as a child process and is loaded exactly as Portico is in the delivery
+runs above: a warm-up of ${count(D.warmup)} events in one batch, ${count(D.events)} events one per request from ${D.senders} senders, the same number
+in batches of ${count(D.batchSize)} sent at once, each until the last is received; then ${D.steadyRate} events / s for ${D.steadySeconds} s, one per
+request, for the latency from the scheduled send to receipt. Portico's rows are its delivery runs above.
 
-| Queue | Jobs / s | Ratio to ceiling | p50 add→receipt | p99 |
+CPU per delivered event is read from \`/proc\`: the server's process tree (Portico's, or the peer's),
+plus its store's: PostgreSQL's (the backends of the run's database and the server's shared processes)
+or Redis's (its pid from \`INFO server\`). The benchmark process (senders and receiver), the same work
+for all four, is left out. Redis and PostgreSQL's shared processes serve the whole machine, so another
+client's work in the same seconds counts too.
+Store operations per event: Redis commands from \`INFO commandstats\` (those BullMQ's Lua scripts run
+included); for PostgreSQL, transactions and rows from \`pg_stat_database\` for the run's database
+(\`pg_stat_statements\` is not loaded here), read 2.5 s after each run so every backend has reported.
+The peers do less than Portico: no duplicate \`eventId\` check, no routing, no integration, no delivery
+log${bullmq && !bullmq.skipped ? `; and Redis here runs with ${bullmq.durability}, so BullMQ's acknowledged events are not durable as Portico's are (synced before the answer)` : ''}.
+
+| System | Events in | Deliveries / s | CPU per delivered event | Store operations per event | p50 ingest→receipt at ${D.steadyRate} / s | p99 |
+|---|---|---|---|---|---|---|
+${peerTable.systems.join('\n')}
+
+Ratios, measured in this run: deliveries / s, Portico's ÷ the peer's; CPU, the peer's CPU per delivered
+event ÷ Portico's. Either at 1.00 or above: Portico ahead.
+
+| Portico / peer | Events in | Deliveries / s | CPU per delivered event |
+|---|---|---|---|
+${peerTable.ratios.join('\n')}
+
+Portico's delivery engine alone, from the delivery runs above: deliveries asked for through
+\`POST /v1/installations/{id}/deliveries\` (the route the webhook integration calls) by ${D.senders} senders, no routing
+or dispatch, beside the whole pipeline; latency at ${D.steadyRate} / s from asking to receipt.
+
+| Store | Engine alone | End to end | Engine alone p50 | p99 |
 |---|---|---|---|---|
-${queueRows.join('\n')}
+${engineRows.join('\n')}
 `;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
 console.log('wrote BENCHMARKS.md');

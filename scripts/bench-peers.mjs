@@ -1,0 +1,387 @@
+// Portico's peers: the pipeline a team would build instead (scripts/bench-peer-server.mjs: an HTTP
+// ingest route → a job queue → a worker that signs and POSTs), on BullMQ (Redis) and on
+// graphile-worker (PostgreSQL), each in a process of its own, loaded exactly as Portico is in
+// scripts/bench-deliveries.mjs: a warm-up, the same events one per request from the same senders,
+// then in batches, then a steady rate for latency; deliveries to the same verifying receiver.
+//
+// `node scripts/bench-peers.mjs` runs a short comparison on its own (Portico's delivery runs,
+// shortened, then the peers) and prints the table bench.mjs writes; PORTICO_BENCH_EVENTS,
+// PORTICO_BENCH_STEADY_SECONDS shrink it further.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createReceiverServer } from '@portico-examples/webhook-receiver';
+import { DELIVERY_SETTINGS } from './bench-deliveries.mjs';
+import {
+  apiCaller,
+  cpuMs,
+  cpuPerEvent,
+  latenciesOf,
+  percentile,
+  perEvent,
+  postgresActivity,
+  postgresCpu,
+  postgresUrl,
+  receivedBy,
+  sendSteadily,
+  stopChild,
+  withPostgresDatabase,
+} from './bench-support.mjs';
+
+export const PEER_SETTINGS = {
+  /** Jobs in flight in each peer's worker: Portico's default cap per destination (all go to one URL). */
+  concurrency: 16,
+  redisUrl: process.env.PORTICO_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+};
+
+/** How long a backlog may take to drain after a run before the benchmark gives up waiting. */
+const DRAIN_LIMIT_MS = 120_000;
+
+/** The installed version of a package (read from node_modules at the repository root). */
+function versionOf(name) {
+  try {
+    return JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+const serverScript = new URL('./bench-peer-server.mjs', import.meta.url).pathname;
+
+/** Starts a peer server with `env` (and PATH) only; answers `{ child, url }` once it listens. */
+function startPeer(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [serverScript], {
+      env: { PATH: process.env.PATH, ...env },
+      // Its standard input stays open while this process lives: the peer ends when it closes.
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+      if (err.length > 100_000) err = err.slice(-50_000);
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the ${env.PEER_QUEUE} peer did not start within 30 s: ${err}`));
+    }, 30_000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const url = /^listening on (http:\/\/\S+)/.exec(line)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      resolve({ child, url });
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the ${env.PEER_QUEUE} peer exited ${code}: ${err}`));
+    });
+  });
+}
+
+/**
+ * Loads one peer as bench-deliveries.mjs loads Portico, the peer's server started with `peerEnv`;
+ * `store` is `{ cpu, activity }` of its Redis or PostgreSQL (`cpu()` in ms, `activity()` counts).
+ */
+async function measurePeer(label, o, peerEnv, store) {
+  const received = new Map();
+  const secret = `whsec_${randomBytes(16).toString('hex')}`;
+  const receiver = createReceiverServer({ secret, work: (e) => received.set(e.eventId, performance.now()) });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const token = `peer_${randomBytes(16).toString('hex')}`;
+  let peer;
+  try {
+    peer = await startPeer({
+      ...peerEnv,
+      PEER_TOKEN: token,
+      PEER_RECEIVER_URL: `http://127.0.0.1:${receiver.address().port}/hook`,
+      PEER_SECRET: secret,
+      PEER_CONCURRENCY: String(o.concurrency),
+    });
+    const call = apiCaller(peer.url, token);
+    const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
+    const untilReceived = async (ids, what) => {
+      if (!(await receivedBy(received, ids, performance.now() + DRAIN_LIMIT_MS)))
+        throw new Error(`${label}: ${what}: not every delivery arrived within ${DRAIN_LIMIT_MS / 1000} s`);
+    };
+
+    const warmIds = Array.from({ length: o.warmup }, (_, i) => `warm_${i}`);
+    await call('POST', '/events/batch', { events: warmIds.map((id) => event(id)) });
+    await untilReceived(warmIds, 'the warm-up');
+
+    // One event per request: `events` events from `senders` senders, until the last is received.
+    const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);
+    let activity = await store.activity();
+    let cpu = cpuPerEvent(peer.child.pid, store.cpu);
+    let started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: o.senders }, async () => {
+        while (next < o.events) await call('POST', '/events', event(singleIds[next++]));
+      }),
+    );
+    await untilReceived(singleIds, 'one event per request');
+    const single = { perSecond: (o.events * 1000) / (performance.now() - started), cpu: cpu(o.events) };
+    single.store = perEvent(activity, await store.activity(), o.events);
+    console.log(`  ${label}: ${Math.round(single.perSecond)} deliveries / s end to end (POST /events)`);
+
+    // Batches: the same number of events in requests of `batchSize`, all sent at once.
+    const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);
+    const batches = [];
+    for (let i = 0; i < batchIds.length; i += o.batchSize) batches.push(batchIds.slice(i, i + o.batchSize));
+    activity = await store.activity();
+    cpu = cpuPerEvent(peer.child.pid, store.cpu);
+    started = performance.now();
+    await Promise.all(
+      batches.map(async (ids) => {
+        const { results } = await call('POST', '/events/batch', { events: ids.map((id) => event(id)) });
+        const refused = results.find((r) => r.error !== undefined);
+        if (results.length !== ids.length || refused)
+          throw new Error(`the batch was not accepted whole: ${JSON.stringify(refused ?? results.length)}`);
+      }),
+    );
+    const ingestMs = performance.now() - started;
+    await untilReceived(batchIds, 'batches');
+    const batch = { perSecond: (o.events * 1000) / (performance.now() - started), ingestMs, cpu: cpu(o.events) };
+    batch.store = perEvent(activity, await store.activity(), o.events);
+    console.log(
+      `  ${label}: ${Math.round(batch.perSecond)} deliveries / s end to end (POST /events/batch, accepted in ${Math.round(ingestMs)} ms)`,
+    );
+
+    // Latency at a steady rate, ingest to receipt.
+    const run = await sendSteadily({
+      rate: o.steadyRate,
+      seconds: o.steadySeconds,
+      maxInFlight: o.maxInFlight,
+      send: (i) => call('POST', '/events', event(`steady_${i}`)),
+    });
+    if (run.failure) throw run.failure;
+    const steadyIds = Array.from({ length: run.count }, (_, i) => `steady_${i}`);
+    await untilReceived(steadyIds, 'the steady run');
+    const latencies = latenciesOf(received, steadyIds, run.scheduled);
+    const steady = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    console.log(
+      `  ${label}: ${o.steadyRate} events / s for ${o.steadySeconds} s: p50 ${steady.p50.toFixed(1)} ms, p99 ${steady.p99.toFixed(1)} ms`,
+    );
+    return { label, single, batch, ...steady };
+  } finally {
+    if (peer) await stopChild(peer.child, 10_000);
+    receiver.close();
+    receiver.closeAllConnections();
+  }
+}
+
+/** Redis's server (its pid from INFO, its CPU from /proc when it runs here) and its command counts. */
+async function redisStore(redis) {
+  const info = await redis.info('server');
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  let here = false;
+  try {
+    here = readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('redis-server');
+  } catch {}
+  const persistence = await redis.info('persistence');
+  const config = async (name) => {
+    try {
+      return (await redis.config('GET', name))[1];
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    version: /redis_version:(\S+)/.exec(info)?.[1],
+    appendonly: /aof_enabled:(\d)/.exec(persistence)?.[1] === '1',
+    appendfsync: await config('appendfsync'),
+    cpu: here ? () => cpuMs(pid) : undefined,
+    /** Commands run (those of BullMQ's Lua scripts included; INFO itself not), from INFO commandstats. */
+    activity: async () => {
+      let commands = 0;
+      for (const [, name, calls] of (await redis.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+)/g))
+        if (name !== 'info') commands += Number(calls);
+      return { commands };
+    },
+  };
+}
+
+async function benchBullmq(o) {
+  let bullmq;
+  let Redis;
+  try {
+    bullmq = await import('bullmq');
+    ({ Redis } = await import('ioredis'));
+  } catch (error) {
+    return { label: 'BullMQ', skipped: `bullmq or ioredis is not installed (${error.message})` };
+  }
+  const redis = new Redis(o.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    return { label: 'BullMQ', skipped: `Redis at ${o.redisUrl} is not reachable (${error.message})` };
+  }
+  const name = `portico-peer-${randomBytes(4).toString('hex')}`;
+  try {
+    const store = await redisStore(redis);
+    const result = await measurePeer(
+      'BullMQ',
+      o,
+      { PEER_QUEUE: 'bullmq', PEER_QUEUE_NAME: name, PEER_REDIS_URL: o.redisUrl },
+      { cpu: store.cpu, activity: store.activity },
+    );
+    return {
+      ...result,
+      version: versionOf('bullmq'),
+      store: `Redis ${store.version ?? ''}`.trim(),
+      durability: store.appendonly ? `append-only file, fsync ${store.appendfsync}` : 'no append-only file',
+      storeCpuMeasured: store.cpu !== undefined,
+    };
+  } finally {
+    const queue = new bullmq.Queue(name, { connection: { url: o.redisUrl } });
+    await queue.obliterate({ force: true }).catch(() => {});
+    await queue.close().catch(() => {});
+    redis.disconnect();
+  }
+}
+
+async function benchGraphileWorker(o) {
+  try {
+    await import('graphile-worker');
+  } catch (error) {
+    return { label: 'graphile-worker', skipped: `graphile-worker is not installed (${error.message})` };
+  }
+  if (!postgresUrl())
+    return { label: 'graphile-worker', skipped: 'PORTICO_BENCH_DATABASE_URL / PORTICO_TEST_DATABASE_URL not set' };
+  // A database of its own, dropped afterwards (with the peer's connections, should any be left).
+  return withPostgresDatabase('portico_bench_peer', async (url) => {
+    const cpu = await postgresCpu(url);
+    const result = await measurePeer(
+      'graphile-worker',
+      o,
+      { PEER_QUEUE: 'graphile-worker', PEER_DATABASE_URL: url },
+      { cpu, activity: postgresActivity(url) },
+    );
+    return {
+      ...result,
+      version: versionOf('graphile-worker'),
+      store: 'PostgreSQL',
+      storeCpuMeasured: cpu !== undefined,
+    };
+  });
+}
+
+/** Both peers, with the delivery benchmark's load (`DELIVERY_SETTINGS`, overridden by `options`). */
+export async function benchPeers(options = {}) {
+  const o = { ...DELIVERY_SETTINGS, ...PEER_SETTINGS, ...options };
+  const peers = [await benchBullmq(o), await benchGraphileWorker(o)];
+  for (const r of peers) if (r.skipped) console.warn(`  ${r.label} not measured: ${r.skipped}`);
+  return peers;
+}
+
+const two = (n) => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(2));
+const ms = (us) => (us === undefined || !Number.isFinite(us) ? '—' : `${(us / 1000).toFixed(2)} ms`);
+const whole = (n) => Math.round(n).toLocaleString('en-US');
+const lat = (n) => (Number.isFinite(n) ? (n < 100 ? `${n.toFixed(2)} ms` : `${whole(n)} ms`) : 'not all received');
+/** CPU per delivered event in µs: the server's process tree and its store's (when measured). */
+const cpuTotal = (cpu) => cpu.server + (cpu.database ?? 0);
+const cpuCell = (cpu, storeName) =>
+  `${ms(cpuTotal(cpu))} (server ${ms(cpu.server)}${storeName ? `, ${storeName} ${ms(cpu.database)}` : ''})`;
+const storeCell = (kind, counts) => {
+  if (counts === undefined) return '—';
+  if (kind === 'redis') return `${two(counts.commands)} Redis commands`;
+  return `${two(counts.transactions)} transactions, ${two(counts.rowsWritten)} rows written, ${two(counts.rowsRead)} rows read`;
+};
+
+/**
+ * The Peers section's rows: `systems` (Portico and its peers, each one event per request and in
+ * batches) and `ratios` (Portico on SQLite against BullMQ, on PostgreSQL against graphile-worker).
+ * `delivery` is bench-deliveries' results, `peers` benchPeers'.
+ */
+export function peerRows(delivery, peers, batchSize) {
+  const systems = [];
+  const ratios = [];
+  const portico = Object.fromEntries(delivery.map((r) => [r.label, r]));
+  const peer = Object.fromEntries(peers.map((r) => [r.label, r]));
+  const ways = (batch) => (batch ? `batches of ${whole(batchSize)}` : 'one event per request');
+  for (const r of delivery) {
+    const storeName = r.label === 'PostgreSQL' ? 'PostgreSQL' : undefined;
+    const kind = r.label === 'PostgreSQL' ? 'postgres' : undefined;
+    for (const [batch, run] of [
+      [false, { perSecond: r.endToEnd, cpu: r.singleCpu, store: r.singleStore }],
+      [true, r.batch && { perSecond: r.batch.endToEnd, cpu: r.batch.cpu, store: r.batch.store }],
+    ]) {
+      if (!run) continue;
+      systems.push(
+        `| Portico, ${r.label} | ${ways(batch)} | ${whole(run.perSecond)} / s | ${cpuCell(run.cpu, storeName)} | ${kind ? storeCell(kind, run.store) : '— (in process)'} | ${lat(r.p50)} | ${lat(r.p99)} |`,
+      );
+    }
+  }
+  for (const p of peers) {
+    if (p.skipped) {
+      systems.push(`| ${p.label}: not measured (${p.skipped}) | — | — | — | — | — | — |`);
+      continue;
+    }
+    const redis = p.label === 'BullMQ';
+    const name = `HTTP ingest → ${p.label} ${p.version ?? ''} on ${p.store} → signed POST`;
+    for (const [batch, run] of [
+      [false, p.single],
+      [true, p.batch],
+    ]) {
+      systems.push(
+        `| ${name} | ${ways(batch)} | ${whole(run.perSecond)} / s | ${cpuCell(run.cpu, redis ? 'Redis' : 'PostgreSQL')} | ${storeCell(redis ? 'redis' : 'postgres', run.store)} | ${lat(p.p50)} | ${lat(p.p99)} |`,
+      );
+    }
+  }
+  for (const [store, name] of [
+    ['SQLite', 'BullMQ'],
+    ['PostgreSQL', 'graphile-worker'],
+  ]) {
+    const a = portico[store];
+    const b = peer[name];
+    if (!a || !b || b.skipped) continue;
+    for (const [batch, x, y] of [
+      [false, { perSecond: a.endToEnd, cpu: a.singleCpu }, b.single],
+      [true, a.batch && { perSecond: a.batch.endToEnd, cpu: a.batch.cpu }, b.batch],
+    ]) {
+      if (!x) continue;
+      ratios.push(
+        `| Portico, ${store} / ${name} | ${ways(batch)} | ${two(x.perSecond / y.perSecond)} | ${two(cpuTotal(y.cpu) / cpuTotal(x.cpu))} |`,
+      );
+    }
+  }
+  return { systems, ratios };
+}
+
+// On its own: a short comparison, Portico's delivery runs shortened (no rate steps beyond the first,
+// a short noisy-neighbour run), then the peers, the same load for all four.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { benchDeliveries } = await import('./bench-deliveries.mjs');
+  const short = {
+    events: Number(process.env.PORTICO_BENCH_EVENTS ?? 500),
+    warmup: 100,
+    batchSize: 250,
+    steadySeconds: Number(process.env.PORTICO_BENCH_STEADY_SECONDS ?? 3),
+    steps: [100],
+    stepSeconds: 1,
+    lowestStep: 100,
+    noisyOwed: 10,
+    noisySeconds: 1,
+    ceilingConcurrency: 16,
+  };
+  console.log(`Portico (short: ${JSON.stringify(short)})…`);
+  const delivery = await benchDeliveries(short);
+  console.log('Peers…');
+  const peers = await benchPeers(short);
+  const { systems, ratios } = peerRows(delivery, peers, short.batchSize);
+  console.log(
+    '| System | Events in | Deliveries / s | CPU per delivered event | Store operations per event | p50 | p99 |',
+  );
+  for (const row of systems) console.log(row);
+  console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
+  for (const row of ratios) console.log(row);
+}
