@@ -1,0 +1,39 @@
+/**
+ * What the platform keeps of a version written for GitBook's runtime (the GitBook dialect,
+ * decision 030): the facts its `gitbook-manifest.yaml` states beyond Portico's model, sent by
+ * `portico publish` beside the translated manifest and stored with the version. A version that
+ * has them is spoken to in that runtime's shapes (environment.ts) and may call the API under
+ * `/compat/gitbook`.
+ */
+import type { GitBookDialect, Manifest } from '@portico/manifest';
+import { badRequest } from '../errors.js';
+
+/** The dialect's facts as published: the manifest's `envs` stay with the CLI (it applied one already). */
+export type GitBookFacts = Omit<GitBookDialect, 'envs' | 'env'>;
+
+/**
+ * Refuses facts that contradict the manifest they came with (400 `invalid_gitbook`): each block
+ * they describe must be a block of the manifest. The shapes themselves are checked at the HTTP edge.
+ */
+export function checkGitBookFacts(manifest: Manifest, facts: GitBookFacts): void {
+  const blocks = (manifest.blocks ?? []).map((block) => block.id);
+  const problems: string[] = [];
+  for (const id of Object.keys(facts.blocks)) {
+    if (!blocks.includes(id)) {
+      problems.push(
+        `gitbook.blocks.${id}: the manifest has no block "${id}" (${blocks.length > 0 ? `its blocks are ${blocks.map((b) => `"${b}"`).join(', ')}` : 'it has no `blocks`'}); describe only the manifest's blocks`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw badRequest(
+      'invalid_gitbook',
+      `the GitBook dialect's facts do not match the manifest: ${problems.join('; ')}. Publish with \`portico publish\`, which sends them as the manifest states them`,
+    );
+  }
+}
+
+/** The stored facts of a version (null: a version written for Portico). */
+export function readGitBookFacts(stored: string | null): GitBookFacts | undefined {
+  return stored === null ? undefined : (JSON.parse(stored) as GitBookFacts);
+}
