@@ -1,11 +1,59 @@
 /**
  * The platform side of the GitBook dialect (decision 030), on SQLite and PostgreSQL: a version
- * published with the dialect's facts keeps them; bad facts are refused with a 400 that says what
- * to fix.
+ * published with the dialect's facts keeps them (bad facts are refused with a 400 that says what
+ * to fix), and its dispatches carry that runtime's environment shapes while an integration written
+ * for Portico keeps its own. The integrations here are written for these tests: they run in this
+ * process and record what they are sent.
  */
+import type { Envelope, Integration, IntegrationDescriptor } from '@portico/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from './test-support/backends.js';
+import { until } from './test-support/webhook-world.js';
 import { startWorld, type World } from './test-support/world.js';
+
+type Received = { event: Record<string, any>; environment: Record<string, any> };
+
+/**
+ * An integration that records each envelope and answers what `handle` answers (200 `{}` when it
+ * answers nothing), as a handler of that runtime would.
+ */
+function recording(
+  received: Received[],
+  handle: (envelope: Received) => Promise<Response | undefined> = async () => undefined,
+): Integration {
+  const descriptor: IntegrationDescriptor = {
+    runtime: 'portico',
+    versions: ['v1'],
+    fetch: true,
+    events: ['space_content_updated', 'installation_setup', 'space_installation_setup', 'site_installation_setup'],
+    components: [],
+  };
+  const dispatch = async (envelope: Envelope) => {
+    const copy = JSON.parse(JSON.stringify(envelope)) as Received;
+    received.push(copy);
+    return (await handle(copy)) ?? Response.json({});
+  };
+  return { descriptor, dispatch, fetch: async () => new Response('use dispatch', { status: 500 }) };
+}
+
+/** A manifest of an integration with a site-level form, translated or not. */
+const installable = (name: string) => `name: ${name}
+title: ${name}
+description: Records what it is sent
+organization: acme
+visibility: private
+scopes: [space:content:read]
+configurations:
+  account:
+    properties:
+      team:
+        type: string
+  site:
+    properties:
+      trackingId:
+        type: string
+`;
+const appFacts = { target: 'all', configurationComponents: {}, blocks: {} };
 
 /** A translated GitBook-dialect manifest, as `portico publish` sends it. */
 const manifest = (name: string) => `# Translated by portico from gitbook-manifest.yaml
@@ -30,8 +78,18 @@ const facts = {
 
 describe.each(backends)('the GitBook dialect on $name', (backend) => {
   let world: World;
+  const received = { 'gb-app': [] as Received[], 'native-app': [] as Received[] };
   beforeAll(async () => {
-    world = await startWorld(backend);
+    world = await startWorld(
+      backend,
+      {},
+      {
+        inProcess: new Map([
+          ['gb-app', recording(received['gb-app'])],
+          ['native-app', recording(received['native-app'])],
+        ]),
+      },
+    );
   }, 60_000);
   afterAll(async () => {
     await world?.close();
@@ -92,6 +150,142 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       expect(refused.status).toBe(400);
       expect(refused.body.error.message).toMatch(message);
       expect((await ada('GET', '/v1/integrations/gb-refused')).status).toBe(404);
+    });
+  });
+
+  /** Installs `name` in acme and into its space and site; answers the three installations' ids. */
+  async function installEverywhere(name: string) {
+    const ada = world.as(world.tokens.ada);
+    const org = await ada('POST', '/v1/orgs/acme/installations', { integration: name });
+    expect(org.status, JSON.stringify(org.body)).toBe(201);
+    const space = await ada('POST', `/v1/installations/${org.body.id}/spaces/acme-space`);
+    const site = await ada('POST', `/v1/installations/${org.body.id}/sites/acme-site`);
+    expect([space.status, site.status]).toEqual([201, 201]);
+    return { org: org.body.id as string, space: space.body.id as string, site: site.body.id as string };
+  }
+
+  /** The environment of the first `type` event `name` received for `installationId`. */
+  const environmentOf = (name: keyof typeof received, type: string, installationId: string) =>
+    until(`${name} to receive ${type} for ${installationId}`, () => {
+      const found = received[name].find((r) => r.event.type === type && r.event.installationId === installationId);
+      return found?.environment;
+    });
+
+  describe('the environment', () => {
+    let gb: { org: string; space: string; site: string };
+    beforeAll(async () => {
+      const ada = world.as(world.tokens.ada);
+      for (const [name, gitbook] of [
+        ['gb-app', appFacts],
+        ['native-app', undefined],
+      ] as const) {
+        const published = await ada('POST', '/v1/integrations', {
+          manifest: installable(name),
+          script: '// in-process',
+          ...(gitbook ? { gitbook } : {}),
+        });
+        expect(published.status, JSON.stringify(published.body)).toBe(201);
+      }
+      gb = await installEverywhere('gb-app');
+      await ada('PATCH', `/v1/installations/${gb.org}/configuration`, { team: 'docs' });
+      await ada('PATCH', `/v1/installations/${gb.space}/configuration`, { trackingId: 'T-1' });
+    });
+
+    it('of an organization installation has that runtime’s shapes', async () => {
+      const url = world.platform.url;
+      const environment = await until('the setup event after the edit', () => {
+        const found = received['gb-app'].find(
+          (r) => r.event.type === 'installation_setup' && r.environment.installation.configuration.team === 'docs',
+        );
+        return found?.environment;
+      });
+      expect(environment).toEqual({
+        apiEndpoint: `${url}/compat/gitbook`,
+        apiTokens: { installation: expect.stringMatching(/^pti_/), integration: environment.apiTokens.installation },
+        integration: {
+          name: 'gb-app',
+          version: '1',
+          target: 'all',
+          urls: {
+            publicEndpoint: `${url}/v1/integrations/gb-app/public`,
+            publicContentEndpoint: `${url}/v1/integrations/gb-app/public-content`,
+          },
+        },
+        installation: {
+          id: gb.org,
+          status: 'active',
+          target: { organization: 'acme' },
+          configuration: { team: 'docs' },
+          externalIds: [],
+          space_selection: { mode: 'selected', spaces: ['acme-space'] },
+          site_selection: { mode: 'selected', sites: ['acme-site'] },
+          urls: { publicEndpoint: `${url}/v1/installations/${gb.org}/public` },
+        },
+        signingSecrets: { integration: expect.any(String), installation: expect.any(String) },
+        secrets: {},
+      });
+    });
+
+    it('of a space installation has its organization installation and spaceInstallation', async () => {
+      const url = world.platform.url;
+      const environment = await until('the space setup event after the edit', () => {
+        const found = received['gb-app'].find(
+          (r) =>
+            r.event.type === 'space_installation_setup' &&
+            r.environment.spaceInstallation?.configuration.trackingId === 'T-1',
+        );
+        return found?.environment;
+      });
+      expect(environment.installation).toMatchObject({ id: gb.org, target: { organization: 'acme' } });
+      expect(environment.spaceInstallation).toEqual({
+        integration: 'gb-app',
+        installation: gb.org,
+        space: 'acme-space',
+        status: 'active',
+        configuration: { trackingId: 'T-1' },
+        externalIds: [],
+        urls: { publicEndpoint: `${url}/v1/installations/${gb.space}/public` },
+      });
+      expect(environment).not.toHaveProperty('siteInstallation');
+      expect(environment.signingSecrets).toEqual({
+        integration: expect.any(String),
+        installation: expect.any(String),
+        spaceInstallation: expect.any(String),
+      });
+      // Each secret is its own: derived per integration and per installation.
+      expect(new Set(Object.values(environment.signingSecrets)).size).toBe(3);
+      // The space installation's own token, not its organization installation's.
+      const orgEnvironment = await environmentOf('gb-app', 'installation_setup', gb.org);
+      expect(environment.apiTokens.installation).not.toBe(orgEnvironment.apiTokens.installation);
+    });
+
+    it('of a site installation has siteInstallation', async () => {
+      const environment = await environmentOf('gb-app', 'site_installation_setup', gb.site);
+      expect(environment.siteInstallation).toMatchObject({
+        integration: 'gb-app',
+        installation: gb.org,
+        site: 'acme-site',
+        configuration: {},
+        urls: { publicEndpoint: `${world.platform.url}/v1/installations/${gb.site}/public` },
+      });
+      expect(environment).not.toHaveProperty('spaceInstallation');
+      expect(environment.signingSecrets.siteInstallation).toEqual(expect.any(String));
+    });
+
+    it('of an integration written for Portico does not change', async () => {
+      const native = await installEverywhere('native-app');
+      const environment = await environmentOf('native-app', 'space_installation_setup', native.space);
+      expect(environment).toMatchObject({
+        apiEndpoint: world.platform.url,
+        id: native.space,
+        target: 'space',
+        space: 'acme-space',
+        parentInstallationId: native.org,
+        installation: { id: native.org },
+        integration: { name: 'native-app', urls: { publicEndpoint: expect.any(String) } },
+      });
+      for (const key of ['spaceInstallation', 'signingSecrets']) expect(environment).not.toHaveProperty(key);
+      expect(environment.apiTokens).toEqual({ installation: expect.any(String) });
     });
   });
 });

@@ -48,6 +48,7 @@ import { CircuitBreakers } from './circuit-breaker.js';
 import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from './context.js';
 import { loadDispatchContext } from './dispatch-context.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
+import { type GitBookFacts, readGitBookFacts } from './gitbook-dialect.js';
 import { latestVersion } from './integrations.js';
 
 type InstallationRow = Database['installations'];
@@ -108,6 +109,7 @@ interface LoadedBundle extends IntegrationBundle {
   manifest: Manifest;
   secrets: string | null;
   descriptor: IntegrationDescriptor | undefined;
+  gitbook: GitBookFacts | undefined;
 }
 
 export interface DispatcherOptions {
@@ -348,6 +350,7 @@ export class Dispatcher {
           manifest: JSON.parse(row.manifest) as Manifest,
           secrets: row.secrets,
           descriptor: row.descriptor === null ? undefined : (JSON.parse(row.descriptor) as IntegrationDescriptor),
+          gitbook: readGitBookFacts(row.gitbook),
         }));
       this.bundles.set(key, bundle);
       bundle.catch(() => this.bundles.delete(key));
