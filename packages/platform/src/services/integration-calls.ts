@@ -136,7 +136,11 @@ export async function renderComponent(
     })
     .catch(hostFailure);
   const text = new TextDecoder().decode(response.body);
-  let body: { element?: unknown; state?: Record<string, unknown>; error?: { code?: string; message?: string } } = {};
+  let body: {
+    element?: unknown;
+    state?: Record<string, unknown>;
+    error?: string | { code?: string; message?: string };
+  } = {};
   try {
     body = JSON.parse(text);
   } catch {
@@ -148,10 +152,12 @@ export async function renderComponent(
   }
   if (response.status !== 200) {
     const status = response.status === 404 || response.status === 400 ? response.status : 502;
+    // Portico's SDK answers `{ error: { code, message } }`; GitBook's runtime `{ error: "…" }`.
+    const error = typeof body.error === 'string' ? { message: body.error } : body.error;
     throw new ApiError(
       status,
-      body.error?.code ?? 'integration_error',
-      body.error?.message ?? `the integration answered ${response.status}`,
+      error?.code ?? 'integration_error',
+      error?.message ?? `the integration answered ${response.status}`,
     );
   }
   const problems = validateContentKit(body.element);
