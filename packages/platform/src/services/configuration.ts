@@ -17,11 +17,19 @@ export function levelOf(target: 'organization' | 'space' | 'site'): Configuratio
   return target === 'organization' ? 'account' : 'site';
 }
 
+/**
+ * How a configuration's properties that the manifest does not declare count: `refused` (Portico's
+ * integrations) or `allowed` (GitBook-dialect ones, which store their own data there through the
+ * API, such as OAuth credentials; decision 030).
+ */
+export type Undeclared = 'refused' | 'allowed';
+
 /** Validation problems of `configuration`, with dotted paths and messages a person can act on. */
 export function validateConfiguration(
   manifest: Manifest,
   level: ConfigurationLevel,
   configuration: Configuration,
+  undeclared: Undeclared = 'refused',
 ): ConfigurationError[] {
   let compiled = validators.get(manifest);
   if (compiled === undefined) {
@@ -34,7 +42,10 @@ export function validateConfiguration(
     compiled[level] = validate;
   }
   if (validate(configuration)) return [];
-  return (validate.errors ?? []).map((error) => {
+  const errors = (validate.errors ?? []).filter(
+    (error) => undeclared === 'refused' || error.keyword !== 'additionalProperties',
+  );
+  return errors.map((error) => {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
     switch (error.keyword) {
       case 'required':

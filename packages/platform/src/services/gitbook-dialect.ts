@@ -7,6 +7,7 @@
  */
 import type { GitBookDialect, Manifest } from '@portico/manifest';
 import { badRequest } from '../errors.js';
+import type { Undeclared } from './configuration.js';
 
 /** The dialect's facts as published: the manifest's `envs` stay with the CLI (it applied one already). */
 export type GitBookFacts = Omit<GitBookDialect, 'envs' | 'env'>;
@@ -31,6 +32,11 @@ export function checkGitBookFacts(manifest: Manifest, facts: GitBookFacts): void
       `the GitBook dialect's facts do not match the manifest: ${problems.join('; ')}. Publish with \`portico publish\`, which sends them as the manifest states them`,
     );
   }
+}
+
+/** How a version's configurations count properties its manifest does not declare (configuration.ts). */
+export function undeclaredOf(facts: GitBookFacts | undefined): Undeclared {
+  return facts === undefined ? 'refused' : 'allowed';
 }
 
 /** The stored facts of a version (null: a version written for Portico). */

@@ -11,6 +11,7 @@ import { endpointAlerts, endpointsOf } from '../delivery/endpoints.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';
 import type { ServiceContext } from './context.js';
+import { undeclaredOf } from './gitbook-dialect.js';
 import { fullView, type InstallationView } from './installations.js';
 import { assetUrl, storedAssets } from './integration-assets.js';
 import { loadIntegration } from './integrations.js';
@@ -56,7 +57,7 @@ export interface InstallationPage extends InstallationView {
 
 /** The page view of an installation the caller has already been authorized to read. */
 export async function installationPage(ctx: ServiceContext, row: Row): Promise<InstallationPage> {
-  const [view, { row: integration, manifest }, endpoints, children] = await Promise.all([
+  const [view, { row: integration, manifest, gitbook }, endpoints, children] = await Promise.all([
     fullView(ctx, row),
     loadIntegration(ctx, row.integration_name),
     endpointsOf(ctx.db, row.id),
@@ -78,7 +79,7 @@ export async function installationPage(ctx: ServiceContext, row: Row): Promise<I
     alerts: endpoints.some((e) => e.state === 'disabled') ? await endpointAlerts(ctx.db, row.id) : [],
     integrationTitle: manifest.title,
     integrationIcon: stored.has('icon') ? assetUrl(integration.name, integration.latest_version, 'icon') : null,
-    errors: validateConfiguration(manifest, level, view.configuration),
+    errors: validateConfiguration(manifest, level, view.configuration, undeclaredOf(gitbook)),
     configurationSchema: configurationSchema(manifest, level),
     fields: configurationFields(manifest, level, view.configuration),
     children: children.map((c) => ({ id: c.id, target: { type: c.target_type, id: c.target_id }, status: c.status })),

@@ -17,11 +17,13 @@ import {
   defaultConfiguration,
   levelOf,
   mergeConfiguration,
+  type Undeclared,
   undeclaredProperties,
   validateConfiguration,
 } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
 import { getOrganization } from './directory.js';
+import { undeclaredOf } from './gitbook-dialect.js';
 import { loadIntegration } from './integrations.js';
 import { hashToken, newId, newToken } from './tokens.js';
 
@@ -521,19 +523,44 @@ export async function patchConfiguration(
   patch: Configuration,
 ): Promise<ConfigurationResult> {
   const before = await authorizedInstallation(ctx, principal, id);
-  const { manifest } = await loadIntegration(ctx, before.integration_name);
+  return writeConfiguration(ctx, before, patch, { undeclared: 'refused', byIntegration: false });
+}
+
+export interface ConfigurationWrite {
+  /**
+   * Whether the patch may set properties the manifest does not declare: `allowed` for a
+   * GitBook-dialect integration storing its own data (a version of that dialect never counts them
+   * as errors, see configuration.ts).
+   */
+  undeclared: Undeclared;
+  /**
+   * The integration writes its own configuration (through `/compat/gitbook`): no setup event is
+   * owed for it, so a setup handler that stores something does not call itself again and again.
+   */
+  byIntegration: boolean;
+}
+
+/** patchConfiguration's edit, for an installation the caller has authorized. */
+export async function writeConfiguration(
+  ctx: ServiceContext,
+  before: Row,
+  patch: Configuration,
+  { undeclared, byIntegration }: ConfigurationWrite,
+): Promise<ConfigurationResult> {
+  const id = before.id;
+  const { manifest, gitbook } = await loadIntegration(ctx, before.integration_name);
   const level = levelOf(before.target_type);
   // A property the manifest does not declare is refused before anything is stored: kept, it
   // would hold the installation pending whatever else is set.
-  const undeclared = undeclaredProperties(manifest, level, patch);
-  if (undeclared.length > 0) {
-    throw badRequest('unknown_property', undeclared.map((e) => e.message).join('; '), { errors: undeclared });
+  const unknown = undeclared === 'refused' ? undeclaredProperties(manifest, level, patch) : [];
+  if (unknown.length > 0) {
+    throw badRequest('unknown_property', unknown.map((e) => e.message).join('; '), { errors: unknown });
   }
   const edit = async (trx: Transaction<Database>): Promise<ConfigurationResult> => {
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
     const row = await lockedInstallation(ctx, trx, id);
     const configuration = mergeConfiguration(JSON.parse(row.configuration), patch);
-    const errors = validateConfiguration(manifest, level, configuration);
+    const errors = validateConfiguration(manifest, level, configuration, undeclaredOf(gitbook));
     const status: InstallationStatus = row.status === 'paused' ? 'paused' : errors.length === 0 ? 'active' : 'pending';
     const now = ctx.now();
     await trx
@@ -542,8 +569,17 @@ export async function patchConfiguration(
       .set(laterThan(now))
       .where('id', '=', id)
       .execute();
-    if (status !== row.status) await recordStatus(trx, id, row.status, status, 'configuration', now);
-    await owe(trx, { ...row, status }, 'configuration', now);
+    if (status !== row.status) {
+      await recordStatus(
+        trx,
+        id,
+        row.status,
+        status,
+        byIntegration ? 'configuration by the integration' : 'configuration',
+        now,
+      );
+    }
+    if (!byIntegration) await owe(trx, { ...row, status }, 'configuration', now);
     return { status, configuration, errors };
   };
   // On SQLite edits that arrive together share one commit (group commit: one fsync for them all;
@@ -562,7 +598,7 @@ export async function setPaused(
   paused: boolean,
 ): Promise<InstallationView> {
   const current = await authorizedInstallation(ctx, principal, id, 'admin');
-  const { manifest } = await loadIntegration(ctx, current.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, current.integration_name);
   return ctx.db
     .transaction()
     .execute(async (trx) => {
@@ -571,7 +607,12 @@ export async function setPaused(
       if (paused) status = 'paused';
       else if (row.status !== 'paused') status = row.status;
       else {
-        const errors = validateConfiguration(manifest, levelOf(row.target_type), JSON.parse(row.configuration));
+        const errors = validateConfiguration(
+          manifest,
+          levelOf(row.target_type),
+          JSON.parse(row.configuration),
+          undeclaredOf(gitbook),
+        );
         status = errors.length === 0 ? 'active' : 'pending';
       }
       if (status !== row.status) {
