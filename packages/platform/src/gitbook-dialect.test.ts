@@ -78,7 +78,9 @@ const facts = {
 
 describe.each(backends)('the GitBook dialect on $name', (backend) => {
   let world: World;
-  const received = { 'gb-app': [] as Received[], 'native-app': [] as Received[] };
+  const received = { 'gb-app': [] as Received[], 'native-app': [] as Received[], 'gb-writer': [] as Received[] };
+  /** What gb-writer's setup handler was answered by the compat routes it called. */
+  const answers: { status: number; body: any }[] = [];
   beforeAll(async () => {
     world = await startWorld(
       backend,
@@ -87,6 +89,31 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
         inProcess: new Map([
           ['gb-app', recording(received['gb-app'])],
           ['native-app', recording(received['native-app'])],
+          [
+            'gb-writer',
+            recording(received['gb-writer'], async ({ event, environment }) => {
+              // As a handler written for that runtime does: its API client, its token, its shapes.
+              if (event.type !== 'space_installation_setup' || environment.spaceInstallation.configuration.seenBy)
+                return undefined;
+              const call = async (path: string, body: unknown) => {
+                const response = await fetch(`${environment.apiEndpoint}${path}`, {
+                  method: 'PATCH',
+                  headers: {
+                    authorization: `Bearer ${environment.apiTokens.installation}`,
+                    'content-type': 'application/json',
+                  },
+                  body: JSON.stringify(body),
+                });
+                answers.push({ status: response.status, body: await response.json() });
+              };
+              const installation = `/v1/integrations/gb-writer/installations/${environment.installation.id}`;
+              await call(`${installation}/spaces/${environment.spaceInstallation.space}`, {
+                configuration: { seenBy: 'setup handler', oauth_credentials: { access_token: 'at_1' } },
+              });
+              await call(installation, { configuration: { team: 'set by the space handler' } });
+              return undefined;
+            }),
+          ],
         ]),
       },
     );
@@ -286,6 +313,177 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       });
       for (const key of ['spaceInstallation', 'signingSecrets']) expect(environment).not.toHaveProperty(key);
       expect(environment.apiTokens).toEqual({ installation: expect.any(String) });
+    });
+  });
+
+  describe('the /compat/gitbook API', () => {
+    let writer: { org: string; space: string; site: string };
+    let app: { org: string; space: string; site: string };
+    let tokens: { org: string; space: string; site: string };
+    const compat = (token: string | undefined, method: string, path: string, body?: unknown) =>
+      (token === undefined ? world.anonymous : world.as(token))(method, `/compat/gitbook${path}`, body);
+
+    beforeAll(async () => {
+      const ada = world.as(world.tokens.ada);
+      const published = await ada('POST', '/v1/integrations', {
+        manifest: installable('gb-writer').replace('trackingId:', 'seenBy:'),
+        script: '// in-process',
+        gitbook: appFacts,
+      });
+      expect(published.status, JSON.stringify(published.body)).toBe(201);
+      writer = await installEverywhere('gb-writer');
+      app = (await ada('GET', '/v1/orgs/acme')).body.installations
+        .filter((i: { integration: string }) => i.integration === 'gb-app')
+        .map((i: { id: string }) => i.id)[0];
+      const org = await environmentOf('gb-writer', 'installation_setup', writer.org);
+      const space = await environmentOf('gb-writer', 'space_installation_setup', writer.space);
+      const site = await environmentOf('gb-writer', 'site_installation_setup', writer.site);
+      tokens = {
+        org: org.apiTokens.installation,
+        space: space.apiTokens.installation,
+        site: site.apiTokens.installation,
+      };
+    });
+
+    it('lets an event handler update its installations with its token, and it sees the change', async () => {
+      await until('the handler’s two calls', () => (answers.length >= 2 ? answers : undefined));
+      expect(answers[0]).toEqual({
+        status: 200,
+        body: {
+          integration: 'gb-writer',
+          installation: writer.org,
+          space: 'acme-space',
+          status: 'active',
+          configuration: { seenBy: 'setup handler', oauth_credentials: { access_token: 'at_1' } },
+          externalIds: [],
+          urls: { publicEndpoint: `${world.platform.url}/v1/installations/${writer.space}/public` },
+        },
+      });
+      expect(answers[1]).toMatchObject({
+        status: 200,
+        body: { id: writer.org, target: { organization: 'acme' }, configuration: { team: 'set by the space handler' } },
+      });
+      // Portico's own API shows the same; a property the form does not declare is kept, and valid.
+      const ada = world.as(world.tokens.ada);
+      const space = await ada('GET', `/v1/installations/${writer.space}?view=page`);
+      expect(space.body).toMatchObject({
+        status: 'active',
+        configuration: { seenBy: 'setup handler', oauth_credentials: { access_token: 'at_1' } },
+        errors: [],
+      });
+      // What the integration writes owes it no setup event: its handler ran once.
+      await world.platform.dispatcher.pass();
+      const setups = received['gb-writer'].filter(
+        (r) => r.event.type === 'space_installation_setup' && r.event.installationId === writer.space,
+      );
+      expect(setups).toHaveLength(1);
+    });
+
+    it('lets a space or site installation’s token update its organization installation and its siblings', async () => {
+      const base = `/v1/integrations/gb-writer/installations/${writer.org}`;
+      const site = await compat(tokens.space, 'PATCH', `${base}/sites/acme-site`, {
+        configuration: { seenBy: 'the space' },
+      });
+      expect(site.status, JSON.stringify(site.body)).toBe(200);
+      expect(site.body).toMatchObject({ site: 'acme-site', configuration: { seenBy: 'the space' } });
+      const org = await compat(tokens.site, 'PATCH', base, { configuration: { team: null } });
+      expect(org.status, JSON.stringify(org.body)).toBe(200);
+      expect(org.body.configuration).toEqual({});
+    });
+
+    it('refuses a token another installation’s update, and says why', async () => {
+      // Another integration's organization installation, with this integration's name or its own.
+      const other = await compat(tokens.org, 'PATCH', `/v1/integrations/gb-app/installations/${app}`, {
+        configuration: { team: 'x' },
+      });
+      expect(other.status).toBe(403);
+      expect(other.body.error.message).toMatch(
+        /an installation's token may update only its own organization installation and the space and site installations below it/,
+      );
+      const fromSpace = await compat(
+        tokens.space,
+        'PATCH',
+        `/v1/integrations/gb-app/installations/${app}/spaces/acme-space`,
+        {},
+      );
+      expect(fromSpace.status).toBe(403);
+      expect(fromSpace.body.error.message).toMatch(new RegExp(`${writer.space} \\(below ${writer.org}\\)`));
+      // Its own installation under another integration's name: not found, named.
+      const renamed = await compat(tokens.org, 'PATCH', `/v1/integrations/gb-app/installations/${writer.org}`, {});
+      expect(renamed.status).toBe(404);
+      expect(renamed.body.error.message).toBe(
+        `the installation ${writer.org} of the integration gb-app does not exist`,
+      );
+      // A place it is not installed in.
+      const missing = await compat(
+        tokens.org,
+        'PATCH',
+        `/v1/integrations/gb-writer/installations/${writer.org}/spaces/globex-space`,
+        {},
+      );
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.message).toMatch(/an installation of gb-writer in the space globex-space/);
+      // Its space installation's id where the organization installation's belongs.
+      const wrongLevel = await compat(
+        tokens.space,
+        'PATCH',
+        `/v1/integrations/gb-writer/installations/${writer.space}`,
+        {},
+      );
+      expect(wrongLevel.status).toBe(403);
+      // No token; a person outside the organization; a member (who may, as on Portico's routes).
+      expect(
+        (await compat(undefined, 'PATCH', `/v1/integrations/gb-writer/installations/${writer.org}`, {})).status,
+      ).toBe(401);
+      const dave = await compat(
+        world.tokens.dave,
+        'PATCH',
+        `/v1/integrations/gb-writer/installations/${writer.org}`,
+        {},
+      );
+      expect(dave.status).toBe(403);
+      const bob = await compat(world.tokens.bob, 'PATCH', `/v1/integrations/gb-writer/installations/${writer.org}`, {
+        configuration: { team: 'bob' },
+      });
+      expect(bob.status, JSON.stringify(bob.body)).toBe(200);
+    });
+
+    it('refuses a bad body with a 400 that names the field', async () => {
+      const path = `/v1/integrations/gb-writer/installations/${writer.org}`;
+      const notObject = await compat(tokens.org, 'PATCH', path, { configuration: 'team=x' });
+      expect(notObject.status).toBe(400);
+      expect(notObject.body.error.message).toMatch(/body\.configuration must be an object/);
+      const unknown = await compat(tokens.org, 'PATCH', path, { configurations: {} });
+      expect(unknown.body.error.message).toMatch(/unknown field `configurations` in body/);
+      const externalIds = await compat(tokens.org, 'PATCH', path, { externalIds: ['T1'] });
+      expect(externalIds.status).toBe(400);
+      expect(externalIds.body.error.message).toMatch(/`externalIds` is not kept by Portico yet: store the identifier/);
+      const notJson = await compat(tokens.org, 'PATCH', path, '{configuration');
+      expect(notJson.status).toBe(400);
+      expect(notJson.body.error.message).toMatch(/^the body is not valid JSON/);
+    });
+
+    it('reads the spaces and sites the integration is installed in', async () => {
+      const space = await compat(tokens.org, 'GET', '/v1/spaces/acme-space');
+      expect(space).toEqual({
+        status: 200,
+        body: { object: 'space', id: 'acme-space', title: 'Acme docs', organization: 'acme' },
+      });
+      const site = await compat(tokens.site, 'GET', '/v1/orgs/acme/sites/acme-site');
+      expect(site.body).toEqual({ object: 'site', id: 'acme-site', title: 'Acme site', organization: 'acme' });
+      const elsewhere = await compat(tokens.org, 'GET', '/v1/spaces/globex-space');
+      expect(elsewhere.status).toBe(403);
+      expect(elsewhere.body.error.message).toMatch(/gb-writer is not installed in the space globex-space/);
+      expect((await compat(tokens.org, 'GET', '/v1/orgs/globex/sites/acme-site')).status).toBe(404);
+      expect((await compat(world.tokens.carol, 'GET', '/v1/spaces/acme-space')).status).toBe(403);
+    });
+
+    it('says which routes it answers for the rest of that API', async () => {
+      const other = await compat(tokens.org, 'GET', '/v1/orgs/acme/members');
+      expect(other.status).toBe(501);
+      expect(other.body.error.message).toMatch(
+        /^Portico does not answer GET \/v1\/orgs\/acme\/members of GitBook's API; under \/compat\/gitbook it answers PATCH/,
+      );
     });
   });
 });

@@ -107,36 +107,48 @@ export function gitbookEnvironment(ctx: ServiceContext, input: GitBookEnvironmen
     apiEndpoint: gitbookApiEndpoint(ctx),
     apiTokens: { installation: token, integration: token },
     integration: { name, version: String(input.version), target: facts.target, urls: integrationUrls(ctx, name) },
-    installation: {
-      id: organization.id,
-      status: organization.status,
-      target: { organization: organization.organization_id },
-      configuration: JSON.parse(organization.configuration),
-      externalIds: [],
-      ...input.selections,
-      urls: { publicEndpoint: publicEndpointOf(ctx, organization.id) },
-    },
+    installation: gitbookInstallation(ctx, organization, input.selections),
     signingSecrets: {
       integration: signingSecret(`integration:${name}`),
       installation: signingSecret(`installation:${organization.id}`),
     },
     secrets: input.secrets,
   };
-  if (installation.target_type === 'organization') return environment;
-  const place: PlaceInstallation = {
-    integration: name,
-    installation: organization.id,
-    status: installation.status,
-    configuration: JSON.parse(installation.configuration),
-    externalIds: [],
-    urls: { publicEndpoint: publicEndpointOf(ctx, installation.id) },
-  };
   if (installation.target_type === 'space') {
-    environment.spaceInstallation = { ...place, space: installation.target_id };
+    environment.spaceInstallation = gitbookPlaceInstallation(ctx, installation) as GitBookSpaceInstallation;
     environment.signingSecrets.spaceInstallation = signingSecret(`installation:${installation.id}`);
-  } else {
-    environment.siteInstallation = { ...place, site: installation.target_id };
+  } else if (installation.target_type === 'site') {
+    environment.siteInstallation = gitbookPlaceInstallation(ctx, installation) as GitBookSiteInstallation;
     environment.signingSecrets.siteInstallation = signingSecret(`installation:${installation.id}`);
   }
   return environment;
+}
+
+/** An organization installation in that runtime's shape (`installation`). */
+export function gitbookInstallation(ctx: ServiceContext, row: Row, selections: Selections): GitBookInstallation {
+  return {
+    id: row.id,
+    status: row.status,
+    target: { organization: row.organization_id },
+    configuration: JSON.parse(row.configuration),
+    externalIds: [],
+    ...selections,
+    urls: { publicEndpoint: publicEndpointOf(ctx, row.id) },
+  };
+}
+
+/** A space or site installation in that runtime's shape (`spaceInstallation`, `siteInstallation`). */
+export function gitbookPlaceInstallation(
+  ctx: ServiceContext,
+  row: Row,
+): GitBookSpaceInstallation | GitBookSiteInstallation {
+  const place: PlaceInstallation = {
+    integration: row.integration_name,
+    installation: row.parent_id ?? '',
+    status: row.status,
+    configuration: JSON.parse(row.configuration),
+    externalIds: [],
+    urls: { publicEndpoint: publicEndpointOf(ctx, row.id) },
+  };
+  return row.target_type === 'site' ? { ...place, site: row.target_id } : { ...place, space: row.target_id };
 }
