@@ -486,4 +486,60 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       );
     });
   });
+
+  describe('uninstalling', () => {
+    /** The `type` events `name` received for `installationId`, once there is one. */
+    const deletedEvent = (name: keyof typeof received, type: string, installationId: string) =>
+      until(`${name} to receive ${type} for ${installationId}`, () =>
+        received[name].find((r) => r.event.type === type && r.event.installationId === installationId),
+      );
+
+    it('sends a space installation its deleted event, with the environment it had', async () => {
+      const ada = world.as(world.tokens.ada);
+      const org = (await ada('GET', '/v1/orgs/acme')).body.installations.find(
+        (i: { integration: string }) => i.integration === 'gb-writer',
+      ).id;
+      const space = (await ada('GET', `/v1/installations/${org}?view=page`)).body.children.find(
+        (c: { target: { type: string } }) => c.target.type === 'space',
+      ).id;
+      expect((await ada('DELETE', `/v1/installations/${space}`)).status).toBe(204);
+      const { event, environment } = await deletedEvent('gb-writer', 'space_installation_deleted', space);
+      expect(event).toMatchObject({
+        installationId: space,
+        spaceId: 'acme-space',
+        eventId: expect.stringMatching(/^deleted_/),
+      });
+      expect(environment.spaceInstallation).toMatchObject({ installation: org, space: 'acme-space' });
+      expect(environment.installation.id).toBe(org);
+      // Its token was revoked with it.
+      expect(environment.apiTokens).toEqual({ installation: '', integration: '' });
+    });
+
+    it('sends the organization installation and every one below it their deleted events, for every integration', async () => {
+      const ada = world.as(world.tokens.ada);
+      const installations = (await ada('GET', '/v1/orgs/acme')).body.installations as {
+        id: string;
+        integration: string;
+      }[];
+      for (const name of ['gb-writer', 'native-app'] as const) {
+        const org = installations.find((i) => i.integration === name)?.id as string;
+        const children = (await ada('GET', `/v1/installations/${org}?view=page`)).body.children as {
+          id: string;
+          target: { type: string };
+        }[];
+        // Paused first: the deleted events go out all the same.
+        expect((await ada('POST', `/v1/installations/${org}/pause`)).status).toBe(200);
+        expect((await ada('DELETE', `/v1/installations/${org}`)).status).toBe(204);
+        const orgDeleted = await deletedEvent(name, 'installation_deleted', org);
+        expect(orgDeleted.event).toMatchObject({ installationId: org });
+        for (const child of children) {
+          const { event } = await deletedEvent(name, `${child.target.type}_installation_deleted`, child.id);
+          expect(event.installationId).toBe(child.id);
+        }
+      }
+      const native = received['native-app'].find((r) => r.event.type === 'installation_deleted');
+      // Portico's environment, as for every other event of an integration written for Portico.
+      expect(native?.environment).toMatchObject({ target: 'organization', apiTokens: { installation: '' } });
+    });
+  });
 });

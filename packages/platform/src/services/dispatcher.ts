@@ -49,6 +49,7 @@ import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from 
 import { loadDispatchContext } from './dispatch-context.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
 import { type GitBookFacts, readGitBookFacts } from './gitbook-dialect.js';
+import { DELETED_EVENTS } from './installations.js';
 import { latestVersion } from './integrations.js';
 
 type InstallationRow = Database['installations'];
@@ -819,14 +820,17 @@ export class Dispatcher {
     }
     const context = await loadDispatchContext(this.ctx.db, row.installation_id);
     const installation = context?.installation;
-    if (!context || !installation || installation.uninstalled_at !== null) return settle('skipped: uninstalled');
+    // An installation's deleted event goes out once it is removed, paused or not.
+    const deleted = DELETED_EVENTS.has(row.event_type);
+    if (!context || !installation || (installation.uninstalled_at !== null && !deleted))
+      return settle('skipped: uninstalled');
     const owed = JSON.parse(row.event) as Record<string, unknown> & { type: string };
-    const setup = row.event_id === null;
-    if (installation.status === 'paused') return settle('skipped: paused');
+    const setup = row.event_id === null; // the installation's own events: setup and deleted
+    if (installation.status === 'paused' && !deleted) return settle('skipped: paused');
     if (!setup && installation.status !== 'active') return settle(`skipped: ${installation.status}`);
     const { cause: _cause, ...fields } = owed;
     const event = (setup
-      ? { ...fields, eventId: `setup_${row.id}`, status: installation.status }
+      ? { ...fields, eventId: `${deleted ? 'deleted' : 'setup'}_${row.id}`, status: installation.status }
       : fields) as unknown as PlatformEvent;
     const { response } = await this.call(installation, event, undefined, context);
     const record = response.record;

@@ -44,8 +44,10 @@ export async function buildEnvironment(
   const publicEndpoint = publicEndpointOf(ctx, installation.id);
   let token: string;
   if (known === undefined) token = await currentToken(ctx, installation.id);
-  else if (known.sealedToken === null) throw notFound(`a token of the installation ${installation.id}`);
-  else token = ctx.box.open(known.sealedToken);
+  else if (known.sealedToken !== null) token = ctx.box.open(known.sealedToken);
+  // Its deleted event reaches an installation whose token was revoked with it: it has none.
+  else if (installation.uninstalled_at !== null) token = '';
+  else throw notFound(`a token of the installation ${installation.id}`);
   const secrets = version.secrets === null ? {} : (JSON.parse(ctx.box.open(version.secrets)) as Record<string, string>);
   if (version.gitbook !== undefined) {
     const organization =

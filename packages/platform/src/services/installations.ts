@@ -51,6 +51,14 @@ const SETUP_EVENT: Record<TargetType, string> = {
   site: 'site_installation_setup',
 };
 
+/** What an installation is sent when it is removed (the dispatcher sends it although the installation is gone). */
+const DELETED_EVENT: Record<TargetType, string> = {
+  organization: 'installation_deleted',
+  space: 'space_installation_deleted',
+  site: 'site_installation_deleted',
+};
+export const DELETED_EVENTS: ReadonlySet<string> = new Set(Object.values(DELETED_EVENT));
+
 /** Spec 2.6's `space_selection` (and our `site_selection`): every place, or the ones listed. */
 export type SpaceSelection = { mode: 'all' } | { mode: 'selected'; spaces: string[] };
 export type SiteSelection = { mode: 'all' } | { mode: 'selected'; sites: string[] };
@@ -330,10 +338,13 @@ async function recordStatus(
     .execute();
 }
 
-/** Writes the setup event this change owes the installation into the outbox. */
-async function owe(trx: Transaction<Database>, row: Row, cause: string, at: number) {
+/**
+ * Writes the setup event this change owes the installation into the outbox (or, for its removal,
+ * its deleted event). Like every event of the installation's own, it goes out in order, one at a time.
+ */
+async function owe(trx: Transaction<Database>, row: Row, cause: string, at: number, events = SETUP_EVENT) {
   const event = {
-    type: SETUP_EVENT[row.target_type],
+    type: events[row.target_type],
     installationId: row.id,
     ...(row.target_type === 'space' ? { spaceId: row.target_id } : {}),
     ...(row.target_type === 'site' ? { siteId: row.target_id } : {}),
@@ -633,7 +644,8 @@ export async function setPaused(
 }
 
 /**
- * Removes an installation (and those below it); their tokens stop working at once. Removing a
+ * Removes an installation (and those below it); their tokens stop working at once, and each is
+ * sent its deleted event. Removing a
  * space or site installation takes its place out of the selection: an organization installation
  * that had `all` of them now has the ones that remain `selected`.
  */
@@ -657,12 +669,23 @@ export async function uninstall(ctx: ServiceContext, principal: Principal, id: s
         .execute();
     }
   });
+  ctx.wake();
 }
 
-/** Marks installations removed and revokes their tokens, inside `trx`. */
+/**
+ * Marks installations removed and revokes their tokens, inside `trx`, and owes each its deleted
+ * event (`installation_deleted`, `space_installation_deleted`, `site_installation_deleted`).
+ */
 export async function removeInstallations(trx: Transaction<Database>, ids: string[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  await trx.updateTable('installations').set({ uninstalled_at: now, updated_at: now }).where('id', 'in', ids).execute();
+  const removed = await trx
+    .updateTable('installations')
+    .set({ uninstalled_at: now, updated_at: now })
+    .where('id', 'in', ids)
+    .where('uninstalled_at', 'is', null)
+    .returningAll()
+    .execute();
+  for (const row of removed) await owe(trx, row, 'uninstalled', now, DELETED_EVENT);
   await trx
     .updateTable('installation_tokens')
     .set({ revoked_at: now })
