@@ -87,7 +87,15 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       {},
       {
         inProcess: new Map([
-          ['gb-app', recording(received['gb-app'])],
+          [
+            'gb-app',
+            recording(received['gb-app'], async ({ event }) =>
+              // That runtime's error answer.
+              event.type === 'ui_render'
+                ? Response.json({ error: 'Set the API key on the configuration screen first' }, { status: 400 })
+                : undefined,
+            ),
+          ],
           ['native-app', recording(received['native-app'])],
           [
             'gb-writer',
@@ -297,6 +305,19 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       });
       expect(environment).not.toHaveProperty('spaceInstallation');
       expect(environment.signingSecrets.siteInstallation).toEqual(expect.any(String));
+    });
+
+    it('reads a component’s { error: "…" } answer as the integration’s message', async () => {
+      const rendered = await world.as(world.tokens.ada)(
+        'POST',
+        `/v1/installations/${gb.org}/components/settings/render`,
+        {},
+      );
+      expect(rendered.status).toBe(400);
+      expect(rendered.body.error).toEqual({
+        code: 'integration_error',
+        message: 'Set the API key on the configuration screen first',
+      });
     });
 
     it('of an integration written for Portico does not change', async () => {
