@@ -55,6 +55,29 @@ configurations:
 `;
 const appFacts = { target: 'all', configurationComponents: {}, blocks: {} };
 
+/**
+ * A worker written for these tests the way that runtime answers: `GET /v1` is a 500, the envelope's
+ * parts are read as text, an event it does not handle is a 406. On its space installation's setup
+ * it writes its configuration through `apiEndpoint` with its token.
+ */
+const WORKER_SCRIPT = `export default { async fetch(request) {
+  if (request.method === 'GET') return new Response('no such route', { status: 500 });
+  const form = await request.formData();
+  const event = JSON.parse(form.get('event'));
+  const environment = JSON.parse(form.get('environment'));
+  if (event.type !== 'space_installation_setup') return Response.json({ error: 'not handled' }, { status: 406 });
+  const space = environment.spaceInstallation;
+  if (space.configuration.seenBy) return Response.json({});
+  const path = '/v1/integrations/' + environment.integration.name + '/installations/' + environment.installation.id + '/spaces/' + space.space;
+  const response = await fetch(environment.apiEndpoint + path, {
+    method: 'PATCH',
+    headers: { authorization: 'Bearer ' + environment.apiTokens.installation, 'content-type': 'application/json' },
+    body: JSON.stringify({ configuration: { seenBy: 'worker ' + MODE } }),
+  });
+  if (!response.ok) return Response.json({ error: await response.text() }, { status: 500 });
+  return Response.json({});
+} };`;
+
 /** A translated GitBook-dialect manifest, as `portico publish` sends it. */
 const manifest = (name: string) => `# Translated by portico from gitbook-manifest.yaml
 name: ${name}
@@ -563,4 +586,33 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       expect(native?.environment).toMatchObject({ target: 'organization', apiTokens: { installation: '' } });
     });
   });
+
+  it('runs a worker built for that runtime in workerd: its envelope, its API calls through apiEndpoint', async () => {
+    const ada = world.as(world.tokens.ada);
+    const published = await ada('POST', '/v1/integrations', {
+      manifest: installable('gb-worker').replace('trackingId:', 'seenBy:'),
+      script: `const MODE = "production";\n${WORKER_SCRIPT}`,
+      gitbook: appFacts,
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(201);
+    const org = await ada('POST', '/v1/orgs/acme/installations', { integration: 'gb-worker' });
+    const space = await ada('POST', `/v1/installations/${org.body.id}/spaces/acme-space`);
+    expect(space.status, JSON.stringify(space.body)).toBe(201);
+    const configuration = await until(
+      'the worker to write its configuration',
+      async () => {
+        const read = await ada('GET', `/v1/installations/${space.body.id}`);
+        return read.body.configuration.seenBy !== undefined ? read.body.configuration : undefined;
+      },
+      30_000,
+    );
+    expect(configuration).toEqual({ seenBy: 'worker production' });
+    const dispatch = await until('the setup dispatch to be recorded', async () => {
+      const { body } = await ada('GET', `/v1/installations/${space.body.id}/dispatches`);
+      return (body as { type: string; host: string; status: number }[]).find(
+        (d) => d.type === 'space_installation_setup',
+      );
+    });
+    expect(dispatch).toMatchObject({ host: 'workerd', status: 200, error: null });
+  }, 60_000);
 });
