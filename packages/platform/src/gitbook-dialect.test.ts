@@ -615,4 +615,33 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
     });
     expect(dispatch).toMatchObject({ host: 'workerd', status: 200, error: null });
   }, 60_000);
+
+  it('installs an integration only where its target says', async () => {
+    const ada = world.as(world.tokens.ada);
+    const published = await ada('POST', '/v1/integrations', {
+      manifest: installable('gb-sites'),
+      script: '// never run here',
+      gitbook: { ...appFacts, target: 'site' },
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(201);
+    const org = await ada('POST', '/v1/orgs/acme/installations', { integration: 'gb-sites' });
+    expect(org.status).toBe(201);
+    const space = await ada('POST', `/v1/installations/${org.body.id}/spaces/acme-space`);
+    expect(space.status).toBe(400);
+    expect(space.body.error).toEqual({
+      code: 'outside_target',
+      message:
+        'gb-sites cannot be installed into a space: its gitbook-manifest.yaml says `target: site` (it is installed in the organization and its sites only); install it into a site instead',
+    });
+    const allSpaces = await ada('PATCH', `/v1/installations/${org.body.id}`, { space_selection: { mode: 'all' } });
+    expect(allSpaces.status).toBe(400);
+    expect(allSpaces.body.error.code).toBe('outside_target');
+    const site = await ada('POST', `/v1/installations/${org.body.id}/sites/acme-site`);
+    expect(site.status, JSON.stringify(site.body)).toBe(201);
+    // Emptying a selection it may not have is no installation.
+    const none = await ada('PATCH', `/v1/installations/${org.body.id}`, {
+      space_selection: { mode: 'selected', spaces: [] },
+    });
+    expect(none.status, JSON.stringify(none.body)).toBe(200);
+  });
 });

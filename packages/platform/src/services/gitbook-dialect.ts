@@ -34,6 +34,22 @@ export function checkGitBookFacts(manifest: Manifest, facts: GitBookFacts): void
   }
 }
 
+/**
+ * Refuses installing a GitBook-dialect integration into a kind of place its `target` leaves out
+ * (400 `outside_target`): `organization` is installed in the organization only, `space` also in
+ * spaces, `site` also in sites, `all` anywhere. Nothing for a Portico integration.
+ */
+export function checkTarget(name: string, facts: GitBookFacts | undefined, kind: 'space' | 'site'): void {
+  if (facts === undefined || facts.target === 'all' || facts.target === kind) return;
+  const where =
+    facts.target === 'organization' ? 'in the organization only' : `in the organization and its ${facts.target}s only`;
+  const instead = facts.target === 'organization' ? '' : `; install it into a ${facts.target} instead`;
+  throw badRequest(
+    'outside_target',
+    `${name} cannot be installed into a ${kind}: its gitbook-manifest.yaml says \`target: ${facts.target}\` (it is installed ${where})${instead}`,
+  );
+}
+
 /** How a version's configurations count properties its manifest does not declare (configuration.ts). */
 export function undeclaredOf(facts: GitBookFacts | undefined): Undeclared {
   return facts === undefined ? 'refused' : 'allowed';

@@ -23,7 +23,7 @@ import {
 } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
 import { getOrganization } from './directory.js';
-import { undeclaredOf } from './gitbook-dialect.js';
+import { checkTarget, undeclaredOf } from './gitbook-dialect.js';
 import { loadIntegration } from './integrations.js';
 import { hashToken, newId, newToken } from './tokens.js';
 
@@ -211,7 +211,8 @@ export async function installInto(
       `the ${target.type} ${target.id} belongs to another organization than the installation ${parentId}`,
     );
   }
-  const { manifest } = await loadIntegration(ctx, parent.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, parent.integration_name);
+  checkTarget(parent.integration_name, gitbook, target.type);
   return create(ctx, principal, {
     integration: parent.integration_name,
     organizationId: parent.organization_id,
