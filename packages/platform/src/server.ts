@@ -107,7 +107,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   }
   const egress = createEgress({
     allowPrivateNetwork: config.allowPrivateNetwork,
-    trustedOrigins: () => [ctx.apiUrl],
+    // The API, also at the public URL: GitBook-dialect integrations reach it there (`/compat/gitbook`).
+    trustedOrigins: () => [ctx.apiUrl, ...(ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : [])],
     record: async (entry) => {
       await ctx.db
         .insertInto('egress')

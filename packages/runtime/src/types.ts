@@ -138,6 +138,18 @@ export interface SiteInstallationSetupEvent extends BaseEvent {
   siteId: string;
   status: InstallationStatus;
 }
+/** The installation was removed (uninstalled); its API token no longer works. */
+export interface InstallationDeletedEvent extends BaseEvent {
+  type: 'installation_deleted';
+}
+export interface SpaceInstallationDeletedEvent extends BaseEvent {
+  type: 'space_installation_deleted';
+  spaceId: string;
+}
+export interface SiteInstallationDeletedEvent extends BaseEvent {
+  type: 'site_installation_deleted';
+  siteId: string;
+}
 export interface SpaceViewEvent extends BaseEvent {
   type: 'space_view';
   spaceId: string;
@@ -220,6 +232,9 @@ export type RuntimeEvent =
   | InstallationSetupEvent
   | SpaceInstallationSetupEvent
   | SiteInstallationSetupEvent
+  | InstallationDeletedEvent
+  | SpaceInstallationDeletedEvent
+  | SiteInstallationDeletedEvent
   | SpaceViewEvent
   | SpaceContentUpdatedEvent
   | SpaceVisibilityUpdatedEvent

@@ -56,6 +56,7 @@ describe('portico publish', () => {
       .where('integration_name', '=', 'hello-world')
       .executeTakeFirstOrThrow();
     expect(stored.script).toMatch(/componentId: "greeting"/);
+    expect(stored.gitbook).toBeNull();
     expect(stored.script).not.toMatch(/from ["']@portico\/runtime["']/);
     expect(JSON.parse(platform.ctx.box.open(stored.secrets as string))).toEqual({ API_KEY: 'sk_from_env' });
     // The icon and preview image the manifest names go with it, byte for byte.
@@ -84,12 +85,17 @@ organization: acme
 visibility: private
 script: ./src/index.ts
 target: site
+contentSecurityPolicy:
+  script-src: [https://cdn.tracker.example, "'self'"]
 scopes: [page:feedback:read]
 configurations:
   space:
     properties:
       trackingId:
         type: string
+envs:
+  dev:
+    title: Tracker (dev)
 `,
       'src/index.ts':
         "import script from './script.raw.js';\nexport default { fetch: () => new Response(MODE + script) };\n",
@@ -111,6 +117,13 @@ configurations:
       configurations: { site: { properties: { trackingId: { type: 'string' } } } },
     });
     expect(stored.manifest_source).toMatch(/^# Translated by portico from .*gitbook-manifest\.yaml\n/);
+    // The platform keeps the dialect's facts with the version (not `envs`: the CLI applies one).
+    expect(JSON.parse(stored.gitbook as string)).toEqual({
+      target: 'site',
+      contentSecurityPolicy: { 'script-src': "https://cdn.tracker.example 'self'" },
+      configurationComponents: {},
+      blocks: {},
+    });
   });
 
   it('names the environment variables that are missing, and publishes nothing', async () => {

@@ -4,7 +4,7 @@ import { formatProblem, loadManifest, secretReferences } from '@portico/manifest
 import { build } from 'esbuild';
 import { buildProblems, bundleOptions } from '../bundle.js';
 import type { Io } from '../io.js';
-import { publishedManifest } from '../published-manifest.js';
+import { publishedDialect, publishedManifest } from '../published-manifest.js';
 
 export interface PublishOptions {
   api?: string;
@@ -85,6 +85,7 @@ export async function publishIntegration(
         script,
         secrets,
         ...(Object.keys(assets).length > 0 ? { assets } : {}),
+        ...publishedDialect(result),
       }),
     });
   } catch (error) {

@@ -16,7 +16,7 @@ import { createSignInCode, type RunningPlatform, startPlatform } from '@portico/
 import { pino } from 'pino';
 import { DEV_DIR, removeDevServer, writeDevServer } from '../dev-server-file.js';
 import type { Io } from '../io.js';
-import { publishedManifest } from '../published-manifest.js';
+import { publishedDialect, publishedManifest } from '../published-manifest.js';
 import { DevBundler } from './dev-bundler.js';
 import {
   DEV_SITE,
@@ -55,6 +55,8 @@ interface Candidate {
   outfile: string;
   secrets: Record<string, string>;
   assets: Record<string, string>;
+  /** For a GitBook-dialect integration, its facts beside the manifest (publishedDialect). */
+  dialect: ReturnType<typeof publishedDialect>;
 }
 
 interface Current {
@@ -255,6 +257,7 @@ export class DevSession {
       value: {
         manifest,
         manifestText: await publishedManifest(loaded),
+        dialect: publishedDialect(loaded),
         script: bundle.script,
         sourceURL: bundle.sourceURL,
         map: bundle.map,
@@ -275,6 +278,7 @@ export class DevSession {
         script: candidate.script,
         secrets: candidate.secrets,
         ...(Object.keys(candidate.assets).length > 0 ? { assets: candidate.assets } : {}),
+        ...candidate.dialect,
       });
     } catch (error) {
       if (this.stopping) return { ok: false };
@@ -372,8 +376,8 @@ export class DevSession {
 }
 
 function publishedKey(candidate: Candidate): string {
-  const { sourceURL, manifestText, secrets, assets } = candidate;
-  return JSON.stringify([sourceURL, manifestText, secrets, assets]);
+  const { sourceURL, manifestText, secrets, assets, dialect } = candidate;
+  return JSON.stringify([sourceURL, manifestText, secrets, assets, dialect]);
 }
 
 /** The platform's warnings and errors as one readable line each (its info lines are not shown). */

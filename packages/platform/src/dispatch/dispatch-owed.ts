@@ -9,6 +9,7 @@ import type { PlatformEvent } from '@portico/runtime';
 import { HostError } from '../hosts/host.js';
 import type { Opened } from '../services/circuit-breaker.js';
 import { loadDispatchContext } from '../services/dispatch-context.js';
+import { DELETED_EVENTS } from '../services/installations.js';
 import type { OutboxRow } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import { type CallSettings, callIntegration, type DispatchRecord } from './call-integration.js';
@@ -41,14 +42,17 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow): Prom
   }
   const context = await loadDispatchContext(ctx.db, row.installation_id);
   const installation = context?.installation;
-  if (!context || !installation || installation.uninstalled_at !== null) return settle('skipped: uninstalled');
+  // An installation's deleted event goes out once it is removed, paused or not.
+  const deleted = DELETED_EVENTS.has(row.event_type as string);
+  if (!context || !installation || (installation.uninstalled_at !== null && !deleted))
+    return settle('skipped: uninstalled');
   const owed = JSON.parse(row.event) as Record<string, unknown> & { type: string };
-  const setup = row.event_id === null;
-  if (installation.status === 'paused') return settle('skipped: paused');
+  const setup = row.event_id === null; // the installation's own events: setup and deleted
+  if (installation.status === 'paused' && !deleted) return settle('skipped: paused');
   if (!setup && installation.status !== 'active') return settle(`skipped: ${installation.status}`);
   const { cause: _cause, ...fields } = owed;
   const event = (setup
-    ? { ...fields, eventId: `setup_${row.id}`, status: installation.status }
+    ? { ...fields, eventId: `${deleted ? 'deleted' : 'setup'}_${row.id}`, status: installation.status }
     : fields) as unknown as PlatformEvent;
   const called = await callIntegration(settings, installation, event, undefined, context);
   let failure: string;

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Host, IntegrationBundle } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
 import type { ServiceContext } from '../services/context.js';
+import { type GitBookFacts, readGitBookFacts } from '../services/gitbook-dialect.js';
 import { latestVersion } from '../services/integrations.js';
 
 /** After asking a version what it handles got no answer, the next question waits this long. */
@@ -36,6 +37,8 @@ export interface LoadedBundle extends IntegrationBundle {
   manifest: Manifest;
   secrets: string | null;
   descriptor: IntegrationDescriptor | undefined;
+  /** The GitBook dialect's facts, for a version published from `gitbook-manifest.yaml`. */
+  gitbook: GitBookFacts | undefined;
 }
 
 export class IntegrationRegistry {
@@ -68,6 +71,7 @@ export class IntegrationRegistry {
           manifest: JSON.parse(row.manifest) as Manifest,
           secrets: row.secrets,
           descriptor: row.descriptor === null ? undefined : (JSON.parse(row.descriptor) as IntegrationDescriptor),
+          gitbook: readGitBookFacts(row.gitbook),
         }));
       this.bundles.set(key, bundle);
       bundle.catch(() => this.bundles.delete(key));

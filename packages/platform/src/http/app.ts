@@ -43,6 +43,7 @@ import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
 import { createSignInLink, SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
 import { sameSecret } from '../services/tokens.js';
+import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { directoryRoutes } from './directory-routes.js';
@@ -780,6 +781,7 @@ export function createApp(options: AppOptions) {
   recoveryRoutes(app, deps, options.recoveries);
   completionRoutes(app, deps);
   traceRoutes(app, deps);
+  app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

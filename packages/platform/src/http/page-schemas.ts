@@ -128,4 +128,7 @@ export const IntegrationPage = S.Integration.extend({
     )
     .openapi({ description: 'The components the script defines (and the blocks the manifest registers)' }),
   shareToken: z.string().optional().openapi({ description: 'Its owners only: the token of its share link' }),
+  gitbook: S.GitBookFacts.optional().openapi({
+    description: 'Written for GitBook’s runtime: what its gitbook-manifest.yaml states beyond the manifest',
+  }),
 }).openapi('IntegrationPage');

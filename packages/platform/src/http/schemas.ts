@@ -33,6 +33,34 @@ export const Membership = z
   .object({ organization: z.string(), user: z.string(), role: z.enum(['admin', 'member']) })
   .openapi('Membership');
 
+const GITBOOK_HOW = 'as `portico publish` sends it from a gitbook-manifest.yaml';
+export const GitBookFacts = z
+  .strictObject({
+    target: z.enum(['all', 'organization', 'space', 'site'], {
+      error: `must be one of all, organization, space, site (the manifest's \`target\`, ${GITBOOK_HOW})`,
+    }),
+    contentSecurityPolicy: z
+      .union([z.string(), z.record(z.string(), z.string())], {
+        error: 'must be a policy as text, or a mapping of directives to their sources as text',
+      })
+      .optional(),
+    configurationComponents: z.strictObject({
+      account: z.string().min(1, { error: 'must be the id of a component' }).optional(),
+      site: z.string().min(1, { error: 'must be the id of a component' }).optional(),
+    }),
+    blocks: z.record(
+      z.string(),
+      z.strictObject({
+        urlUnfurl: z.array(z.string().min(1, { error: 'must be a URL pattern' })).optional(),
+        markdown: z.strictObject({ codeblock: z.string(), body: z.string() }).optional(),
+      }),
+    ),
+  })
+  .openapi('GitBookFacts', {
+    description:
+      'What a gitbook-manifest.yaml states beyond Portico’s manifest (decision 030). Present only for an integration written for GitBook’s runtime: its dispatches then carry that runtime’s environment shapes',
+  });
+
 export const PublishInput = z
   .strictObject({
     manifest: z.string().min(1).openapi({ description: 'The text of platform-manifest.yaml' }),
@@ -44,6 +72,7 @@ export const PublishInput = z
       description:
         "The files the manifest's `icon` and `previewImages` name, by the path it gives them, each in base64 (at most 2 MiB)",
     }),
+    gitbook: GitBookFacts.optional(),
   })
   .openapi('PublishInput');
 export const Published = z

@@ -10,7 +10,8 @@ export function describeValidationError(target: string, error: z.ZodError): stri
       return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')} in ${where}`;
     }
     if (issue.code === 'invalid_type') {
-      return `${where} ${issue.message.includes('undefined') ? 'is required' : `must be ${issue.expected}`}`;
+      const expected = issue.expected === 'record' ? 'an object' : issue.expected;
+      return `${where} ${issue.message.includes('undefined') ? 'is required' : `must be ${expected}`}`;
     }
     return `${where}: ${issue.message}`;
   });

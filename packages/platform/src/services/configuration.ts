@@ -18,13 +18,21 @@ export function levelOf(target: 'organization' | 'space' | 'site'): Configuratio
   return target === 'organization' ? 'account' : 'site';
 }
 
+/**
+ * How a configuration's properties that the manifest does not declare count: `refused` (Portico's
+ * integrations) or `allowed` (GitBook-dialect ones, which store their own data there through the
+ * API, such as OAuth credentials; decision 030).
+ */
+export type Undeclared = 'refused' | 'allowed';
+
 /** Validation problems of `configuration`, with dotted paths and messages a person can act on. */
 export function validateConfiguration(
   manifest: Manifest,
   level: ConfigurationLevel,
   configuration: Configuration,
+  undeclared: Undeclared = 'refused',
 ): ConfigurationError[] {
-  return problems(manifest, level, configuration).map(({ path, message }) => ({ path, message }));
+  return problems(manifest, level, configuration, undeclared).map(({ path, message }) => ({ path, message }));
 }
 
 /**
@@ -65,6 +73,7 @@ function problems(
   manifest: Manifest,
   level: ConfigurationLevel,
   configuration: Configuration,
+  undeclared: Undeclared = 'refused',
 ): (ConfigurationError & { keyword: string })[] {
   let compiled = validators.get(manifest);
   if (compiled === undefined) {
@@ -77,7 +86,10 @@ function problems(
     compiled[level] = validate;
   }
   if (validate(configuration)) return [];
-  return (validate.errors ?? []).map((error) => {
+  const errors = (validate.errors ?? []).filter(
+    (error) => undeclared === 'refused' || error.keyword !== 'additionalProperties',
+  );
+  return errors.map((error) => {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const keyword = error.keyword;
     switch (keyword) {

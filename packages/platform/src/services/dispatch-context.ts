@@ -18,7 +18,10 @@ export interface DispatchContext {
   sealedToken: string | null;
   /** That token's scopes (what an integration in this process acts with: `DispatchGrant`); null with no token. */
   tokenScopes: string[] | null;
-  /** The organization installation above a space or site installation (not uninstalled), else null. */
+  /**
+   * The organization installation above a space or site installation, else null. Removed with it
+   * or not: the deleted event of a space or site installation shows the one it was below.
+   */
   parent: Row | null;
 }
 
@@ -26,7 +29,7 @@ const forDispatch = prepared((db, id: string) =>
   db
     .selectFrom('installations as i')
     .innerJoin('integrations as g', 'g.name', 'i.integration_name')
-    .leftJoin('installations as p', (join) => join.onRef('p.id', '=', 'i.parent_id').on('p.uninstalled_at', 'is', null))
+    .leftJoin('installations as p', 'p.id', 'i.parent_id')
     .selectAll('i')
     .select((eb) => [
       'g.latest_version',

@@ -4,13 +4,16 @@
  * (decrypted only into this envelope) and the installation's own key. A space or site
  * installation's environment also carries its organization installation (`installation`), so a
  * handler reads the account-level configuration without a second call (DESIGN.md "Routing and
- * selection").
+ * selection"). A version written for GitBook's runtime gets that runtime's shapes instead
+ * (gitbook-environment.ts).
  */
 import type { Manifest } from '@portico/manifest';
 import type { Environment, OrganizationInstallationInfo } from '@portico/runtime';
 import { notFound } from '../errors.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
+import type { GitBookFacts } from './gitbook-dialect.js';
+import { gitbookEnvironment } from './gitbook-environment.js';
 import { currentToken, loadInstallation, publicEndpointOf, selectionsOf } from './installations.js';
 
 type Row = Database['installations'];
@@ -20,6 +23,8 @@ export interface StoredVersion {
   version: number;
   /** Sealed JSON of secret name → value, or null. */
   secrets: string | null;
+  /** Set for a version written for GitBook's runtime: its environment has that runtime's shapes. */
+  gitbook?: GitBookFacts | undefined;
 }
 
 /** What the caller has read already (dispatch-context.ts reads it with the installation), not read again. */
@@ -39,8 +44,27 @@ export async function buildEnvironment(
   const publicEndpoint = publicEndpointOf(ctx, installation.id);
   let token: string;
   if (known === undefined) token = await currentToken(ctx, installation.id);
-  else if (known.sealedToken === null) throw notFound(`a token of the installation ${installation.id}`);
-  else token = ctx.box.open(known.sealedToken);
+  else if (known.sealedToken !== null) token = ctx.box.open(known.sealedToken);
+  // Its deleted event reaches an installation whose token was revoked with it: it has none.
+  else if (installation.uninstalled_at !== null) token = '';
+  else throw notFound(`a token of the installation ${installation.id}`);
+  const secrets = version.secrets === null ? {} : (JSON.parse(ctx.box.open(version.secrets)) as Record<string, string>);
+  if (version.gitbook !== undefined) {
+    const organization =
+      installation.target_type === 'organization' ? installation : await parentOf(ctx, installation, known);
+    const selections = await selectionsOf(ctx.db, organization);
+    if (selections === undefined) throw new Error(`the installation ${organization.id} has no selection`);
+    // The envelope carries it as JSON, in that runtime's shapes (Portico's SDK never reads it).
+    return gitbookEnvironment(ctx, {
+      installation,
+      organization,
+      selections,
+      facts: version.gitbook,
+      version: version.version,
+      token,
+      secrets,
+    }) as unknown as Environment;
+  }
   const base = {
     apiEndpoint: ctx.apiUrl,
     apiTokens: { installation: token },
@@ -49,7 +73,7 @@ export async function buildEnvironment(
     status: installation.status,
     configuration: JSON.parse(installation.configuration),
     urls: { publicEndpoint },
-    secrets: version.secrets === null ? {} : (JSON.parse(ctx.box.open(version.secrets)) as Record<string, string>),
+    secrets,
     installationKey: ctx.box.open(installation.installation_key),
     organization: installation.organization_id,
     externalIds: [] as string[],
@@ -71,10 +95,7 @@ async function organizationInstallation(
   installation: Row,
   known: KnownForEnvironment | undefined,
 ): Promise<OrganizationInstallationInfo> {
-  let parent: Row;
-  if (known === undefined) parent = await loadInstallation(ctx, installation.parent_id ?? '');
-  else if (known.parent === null) throw notFound(`the installation ${installation.parent_id}`);
-  else parent = known.parent;
+  const parent = await parentOf(ctx, installation, known);
   const selections = await selectionsOf(ctx.db, parent);
   if (!selections) {
     throw new Error(`the ${installation.target_type} installation ${installation.id} has no organization installation`);
@@ -87,4 +108,11 @@ async function organizationInstallation(
     externalIds: [],
     urls: { publicEndpoint: publicEndpointOf(ctx, parent.id) },
   };
+}
+
+/** The organization installation above a space or site installation, as read with it or read now. */
+async function parentOf(ctx: ServiceContext, installation: Row, known: KnownForEnvironment | undefined): Promise<Row> {
+  if (known === undefined) return loadInstallation(ctx, installation.parent_id ?? '');
+  if (known.parent === null) throw notFound(`the installation ${installation.parent_id}`);
+  return known.parent;
 }

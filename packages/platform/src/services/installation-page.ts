@@ -11,6 +11,7 @@ import { endpointAlerts, endpointsOf } from '../delivery/endpoints.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';
 import type { ServiceContext } from './context.js';
+import { undeclaredOf } from './gitbook-dialect.js';
 import { fullView, type InstallationView } from './installations.js';
 import { assetUrl, storedAssets } from './integration-assets.js';
 import { loadIntegration } from './integrations.js';
@@ -61,7 +62,7 @@ export interface InstallationPage extends InstallationView {
 
 /** The page view of an installation the caller has already been authorized to read. */
 export async function installationPage(ctx: ServiceContext, row: Row): Promise<InstallationPage> {
-  const [view, { row: integration, manifest }, endpoints, children] = await Promise.all([
+  const [view, { row: integration, manifest, gitbook }, endpoints, children] = await Promise.all([
     fullView(ctx, row),
     loadIntegration(ctx, row.integration_name),
     endpointsOf(ctx.db, row.id),
@@ -78,7 +79,7 @@ export async function installationPage(ctx: ServiceContext, row: Row): Promise<I
   ]);
   const stored = await storedAssets(ctx.db, integration.name, integration.latest_version);
   const level = levelOf(row.target_type);
-  const errors = validateConfiguration(manifest, level, view.configuration);
+  const errors = validateConfiguration(manifest, level, view.configuration, undeclaredOf(gitbook));
   const webhook = isBuiltinWebhook({ name: integration.name, organization: integration.organization_id });
   let fields = configurationFields(manifest, level, view.configuration);
   let schema = configurationSchema(manifest, level);

@@ -18,12 +18,14 @@ import {
   invalidValues,
   levelOf,
   mergeConfiguration,
+  type Undeclared,
   undeclaredProperties,
   validateConfiguration,
   withoutBlankStrings,
 } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
 import { getOrganization } from './directory.js';
+import { checkTarget, undeclaredOf } from './gitbook-dialect.js';
 import { loadIntegration } from './integrations.js';
 import { hashToken, newId, newToken } from './tokens.js';
 import { isBuiltinWebhook, webhookUrlProblems, webhookWarnings } from './webhook-configuration.js';
@@ -51,6 +53,14 @@ const SETUP_EVENT: Record<TargetType, string> = {
   space: 'space_installation_setup',
   site: 'site_installation_setup',
 };
+
+/** What an installation is sent when it is removed (the dispatcher sends it although the installation is gone). */
+const DELETED_EVENT: Record<TargetType, string> = {
+  organization: 'installation_deleted',
+  space: 'space_installation_deleted',
+  site: 'site_installation_deleted',
+};
+export const DELETED_EVENTS: ReadonlySet<string> = new Set(Object.values(DELETED_EVENT));
 
 /** Spec 2.6's `space_selection` (and our `site_selection`): every place, or the ones listed. */
 export type SpaceSelection = { mode: 'all' } | { mode: 'selected'; spaces: string[] };
@@ -204,7 +214,8 @@ export async function installInto(
       `the ${target.type} ${target.id} belongs to another organization than the installation ${parentId}`,
     );
   }
-  const { manifest } = await loadIntegration(ctx, parent.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, parent.integration_name);
+  checkTarget(parent.integration_name, gitbook, target.type);
   return create(ctx, principal, {
     integration: parent.integration_name,
     organizationId: parent.organization_id,
@@ -331,10 +342,13 @@ async function recordStatus(
     .execute();
 }
 
-/** Writes the setup event this change owes the installation into the outbox. */
-async function owe(trx: Transaction<Database>, row: Row, cause: string, at: number) {
+/**
+ * Writes the setup event this change owes the installation into the outbox (or, for its removal,
+ * its deleted event). Like every event of the installation's own, it goes out in order, one at a time.
+ */
+async function owe(trx: Transaction<Database>, row: Row, cause: string, at: number, events = SETUP_EVENT) {
   const event = {
-    type: SETUP_EVENT[row.target_type],
+    type: events[row.target_type],
     installationId: row.id,
     ...(row.target_type === 'space' ? { spaceId: row.target_id } : {}),
     ...(row.target_type === 'site' ? { siteId: row.target_id } : {}),
@@ -529,13 +543,38 @@ export async function patchConfiguration(
   input: Configuration,
 ): Promise<ConfigurationResult> {
   const before = await authorizedInstallation(ctx, principal, id);
-  const { row: published, manifest } = await loadIntegration(ctx, before.integration_name);
+  return writeConfiguration(ctx, before, input, { undeclared: 'refused', byIntegration: false });
+}
+
+export interface ConfigurationWrite {
+  /**
+   * Whether the patch may set properties the manifest does not declare: `allowed` for a
+   * GitBook-dialect integration storing its own data (a version of that dialect never counts them
+   * as errors, see configuration.ts).
+   */
+  undeclared: Undeclared;
+  /**
+   * The integration writes its own configuration (through `/compat/gitbook`): no setup event is
+   * owed for it, so a setup handler that stores something does not call itself again and again.
+   */
+  byIntegration: boolean;
+}
+
+/** patchConfiguration's edit, for an installation the caller has authorized. */
+export async function writeConfiguration(
+  ctx: ServiceContext,
+  before: Row,
+  input: Configuration,
+  { undeclared, byIntegration }: ConfigurationWrite,
+): Promise<ConfigurationResult> {
+  const id = before.id;
+  const { row: published, manifest, gitbook } = await loadIntegration(ctx, before.integration_name);
   const level = levelOf(before.target_type);
   // A property the manifest does not declare is refused before anything is stored: kept, it
   // would hold the installation pending whatever else is set.
-  const undeclared = undeclaredProperties(manifest, level, input);
-  if (undeclared.length > 0) {
-    throw badRequest('unknown_property', undeclared.map((e) => e.message).join('; '), { errors: undeclared });
+  const unknown = undeclared === 'refused' ? undeclaredProperties(manifest, level, input) : [];
+  if (unknown.length > 0) {
+    throw badRequest('unknown_property', unknown.map((e) => e.message).join('; '), { errors: unknown });
   }
   let patch = withoutBlankStrings(manifest, level, input);
   const webhook = isBuiltinWebhook({ name: published.name, organization: published.organization_id });
@@ -553,7 +592,7 @@ export async function patchConfiguration(
     // Re-read inside the transaction (locked on PostgreSQL) so concurrent edits merge, not overwrite.
     const row = await lockedInstallation(ctx, trx, id);
     const configuration = mergeConfiguration(JSON.parse(row.configuration), patch);
-    const errors = validateConfiguration(manifest, level, configuration);
+    const errors = validateConfiguration(manifest, level, configuration, undeclaredOf(gitbook));
     const status: InstallationStatus = row.status === 'paused' ? 'paused' : errors.length === 0 ? 'active' : 'pending';
     const now = ctx.now();
     await trx
@@ -562,8 +601,17 @@ export async function patchConfiguration(
       .set(laterThan(now))
       .where('id', '=', id)
       .execute();
-    if (status !== row.status) await recordStatus(trx, id, row.status, status, 'configuration', now);
-    await owe(trx, { ...row, status }, 'configuration', now);
+    if (status !== row.status) {
+      await recordStatus(
+        trx,
+        id,
+        row.status,
+        status,
+        byIntegration ? 'configuration by the integration' : 'configuration',
+        now,
+      );
+    }
+    if (!byIntegration) await owe(trx, { ...row, status }, 'configuration', now);
     const warnings = webhook && errors.length === 0 ? webhookWarnings(row.target_type, configuration) : [];
     return { status, configuration, errors, warnings };
   };
@@ -583,7 +631,7 @@ export async function setPaused(
   paused: boolean,
 ): Promise<InstallationView> {
   const current = await authorizedInstallation(ctx, principal, id, 'admin');
-  const { manifest } = await loadIntegration(ctx, current.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, current.integration_name);
   return ctx.db
     .transaction()
     .execute(async (trx) => {
@@ -592,7 +640,12 @@ export async function setPaused(
       if (paused) status = 'paused';
       else if (row.status !== 'paused') status = row.status;
       else {
-        const errors = validateConfiguration(manifest, levelOf(row.target_type), JSON.parse(row.configuration));
+        const errors = validateConfiguration(
+          manifest,
+          levelOf(row.target_type),
+          JSON.parse(row.configuration),
+          undeclaredOf(gitbook),
+        );
         status = errors.length === 0 ? 'active' : 'pending';
       }
       if (status !== row.status) {
@@ -613,7 +666,8 @@ export async function setPaused(
 }
 
 /**
- * Removes an installation (and those below it); their tokens stop working at once. Removing a
+ * Removes an installation (and those below it); their tokens stop working at once, and each is
+ * sent its deleted event. Removing a
  * space or site installation takes its place out of the selection: an organization installation
  * that had `all` of them now has the ones that remain `selected`.
  */
@@ -637,12 +691,23 @@ export async function uninstall(ctx: ServiceContext, principal: Principal, id: s
         .execute();
     }
   });
+  ctx.wake();
 }
 
-/** Marks installations removed and revokes their tokens, inside `trx`. */
+/**
+ * Marks installations removed and revokes their tokens, inside `trx`, and owes each its deleted
+ * event (`installation_deleted`, `space_installation_deleted`, `site_installation_deleted`).
+ */
 export async function removeInstallations(trx: Transaction<Database>, ids: string[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  await trx.updateTable('installations').set({ uninstalled_at: now, updated_at: now }).where('id', 'in', ids).execute();
+  const removed = await trx
+    .updateTable('installations')
+    .set({ uninstalled_at: now, updated_at: now })
+    .where('id', 'in', ids)
+    .where('uninstalled_at', 'is', null)
+    .returningAll()
+    .execute();
+  for (const row of removed) await owe(trx, row, 'uninstalled', now, DELETED_EVENT);
   await trx
     .updateTable('installation_tokens')
     .set({ revoked_at: now })

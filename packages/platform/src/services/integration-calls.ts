@@ -149,7 +149,7 @@ export async function renderComponent(
     element?: unknown;
     state?: Record<string, unknown>;
     returnValue?: unknown;
-    error?: { code?: string; message?: string };
+    error?: string | { code?: string; message?: string };
   } = {};
   try {
     body = JSON.parse(text);
@@ -162,10 +162,12 @@ export async function renderComponent(
   }
   if (response.status !== 200) {
     const status = response.status === 404 || response.status === 400 ? response.status : 502;
+    // Portico's SDK answers `{ error: { code, message } }`; GitBook's runtime `{ error: "…" }`.
+    const error = typeof body.error === 'string' ? { message: body.error } : body.error;
     throw new ApiError(
       status,
-      body.error?.code ?? 'integration_error',
-      body.error?.message ?? `the integration answered ${response.status}`,
+      error?.code ?? 'integration_error',
+      error?.message ?? `the integration answered ${response.status}`,
     );
   }
   if (isContentKitComplete(body)) return { type: 'complete' as const, returnValue: body.returnValue ?? null };

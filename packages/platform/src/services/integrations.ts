@@ -8,6 +8,7 @@ import type { Database } from '../storage/schema.js';
 import { requireMember, roleIn } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
 import { findOrganization } from './directory.js';
+import { checkGitBookFacts, type GitBookFacts, readGitBookFacts } from './gitbook-dialect.js';
 import { acceptAssets, assetUrl, namedAssets, storedAssets, storedIcons } from './integration-assets.js';
 import { scopeGrants } from './scope-grants.js';
 
@@ -20,6 +21,8 @@ export interface PublishInput {
   secrets?: Record<string, string> | undefined;
   /** The files the manifest's `icon` and `previewImages` name: path → bytes in base64. */
   assets?: Record<string, string> | undefined;
+  /** For an integration written for GitBook's runtime: what its gitbook-manifest.yaml states beyond the manifest. */
+  gitbook?: GitBookFacts | undefined;
 }
 
 /** At most this much script per version (a bundled integration is usually well under 1 MiB). */
@@ -54,6 +57,7 @@ export async function publish(ctx: ServiceContext, principal: Principal, input: 
   const secrets = resolveSecrets(manifest, input.secrets ?? {});
   if (!secrets.ok) throw badRequest('missing_secrets', secrets.message, { missing: secrets.missing });
   const assets = acceptAssets(manifest, input.assets);
+  if (input.gitbook !== undefined) checkGitBookFacts(manifest, input.gitbook);
 
   const now = ctx.now();
   const publisher = principal.kind === 'user' ? principal.userId : 'operator';
@@ -101,6 +105,7 @@ export async function publish(ctx: ServiceContext, principal: Principal, input: 
         secrets: Object.keys(secrets.secrets).length > 0 ? ctx.box.seal(JSON.stringify(secrets.secrets)) : null,
         published_by: publisher,
         created_at: now,
+        gitbook: input.gitbook !== undefined ? JSON.stringify(input.gitbook) : null,
       })
       .execute();
     if (assets.length > 0) {
@@ -157,7 +162,10 @@ const integrationByName = prepared((db, name: string) =>
 );
 
 /** Published versions never change, so their parsed manifests are kept, per database (name@version → manifest). */
-const manifestCaches = new WeakMap<ServiceContext['db'], Map<string, Manifest>>();
+const manifestCaches = new WeakMap<
+  ServiceContext['db'],
+  Map<string, { manifest: Manifest; gitbook: GitBookFacts | undefined }>
+>();
 const MAX_CACHED_MANIFESTS = 1000;
 
 /** The integration's latest published version, read fresh (a publish on any node changes it). */
@@ -167,7 +175,10 @@ export async function latestVersion(ctx: ServiceContext, name: string): Promise<
   return row.latest_version;
 }
 
-/** The integration and its latest version, as stored (read through `db`: pass the transaction when inside one). */
+/**
+ * The integration and its latest version, as stored (read through `db`: pass the transaction when
+ * inside one): its manifest, and for a GitBook-dialect version the dialect's facts.
+ */
 export async function loadIntegration(ctx: ServiceContext, name: string, db: Kysely<Database> = ctx.db) {
   const row = await integrationByName.first(db, name);
   if (!row) throw notFound(`the integration ${name}`);
@@ -177,33 +188,33 @@ export async function loadIntegration(ctx: ServiceContext, name: string, db: Kys
     manifests = new Map();
     manifestCaches.set(ctx.db, manifests);
   }
-  let manifest = manifests.get(key);
-  if (manifest === undefined) {
+  let stored = manifests.get(key);
+  if (stored === undefined) {
     const version = await db
       .selectFrom('integration_versions')
-      .select('manifest')
+      .select(['manifest', 'gitbook'])
       .where('integration_name', '=', name)
       .where('version', '=', row.latest_version)
       .executeTakeFirstOrThrow();
-    manifest = JSON.parse(version.manifest) as Manifest;
+    stored = { manifest: JSON.parse(version.manifest) as Manifest, gitbook: readGitBookFacts(version.gitbook) };
     if (manifests.size >= MAX_CACHED_MANIFESTS) manifests.clear();
-    manifests.set(key, manifest);
+    manifests.set(key, stored);
   }
-  return { row, manifest };
+  return { row, ...stored };
 }
 
 /** Who may see an integration: public ones everyone; unlisted ones with the share token; private ones the owners. */
 export async function visibleIntegration(ctx: ServiceContext, principal: Principal, name: string, shareToken?: string) {
-  const { row, manifest } = await loadIntegration(ctx, name);
+  const { row, manifest, gitbook } = await loadIntegration(ctx, name);
   const owner = principal.kind === 'admin' || (await roleIn(ctx, principal, row.organization_id)) !== undefined;
   const shared = row.visibility === 'unlisted' && shareToken !== undefined && shareToken === row.share_token;
   // Hide what exists from those who may not see it.
   if (!owner && !shared && row.visibility !== 'public') throw notFound(`the integration ${name}`);
-  return { row, manifest, owner, shared };
+  return { row, manifest, gitbook, owner, shared };
 }
 
 export async function getIntegration(ctx: ServiceContext, principal: Principal, name: string, shareToken?: string) {
-  const { row, manifest, owner, shared } = await visibleIntegration(ctx, principal, name, shareToken);
+  const { row, manifest, gitbook, owner, shared } = await visibleIntegration(ctx, principal, name, shareToken);
   const [stored, publisher] = await Promise.all([
     storedAssets(ctx.db, row.name, row.latest_version),
     ctx.db.selectFrom('organizations').select('title').where('id', '=', row.organization_id).executeTakeFirst(),
@@ -211,6 +222,7 @@ export async function getIntegration(ctx: ServiceContext, principal: Principal, 
   return {
     ...describe(row, manifest, stored, shared && !owner ? shareToken : undefined),
     organizationTitle: publisher?.title ?? row.organization_id,
+    ...(gitbook !== undefined ? { gitbook } : {}),
     ...(owner ? { shareToken: row.share_token } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import type { Database, Selection } from '../storage/schema.js';
 import { roleIn } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
+import { checkTarget } from './gitbook-dialect.js';
 import {
   authorizedInstallation,
   creatorOf,
@@ -57,7 +58,10 @@ export async function setSelection(
   for (const { kind, places } of wanted) {
     if (places !== undefined) await checkPlaces(ctx, kind, installation.organization_id, places);
   }
-  const { manifest } = await loadIntegration(ctx, installation.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, installation.integration_name);
+  for (const { kind, mode, places } of wanted) {
+    if (mode === 'all' || (places ?? []).length > 0) checkTarget(installation.integration_name, gitbook, kind);
+  }
   const mayRemove =
     principal.kind === 'admin' || (await roleIn(ctx, principal, installation.organization_id)) === 'admin';
   const row = await ctx.db.transaction().execute(async (trx) => {

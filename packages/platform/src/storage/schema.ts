@@ -77,6 +77,8 @@ export interface Database {
     endpoint: string | null;
     /** JSON of what the version handles (its `GET /v1` answer), once learned; routing reads it. */
     descriptor: string | null;
+    /** JSON of a GitBook-dialect version's facts (`GitBookFacts`); null for a version written for Portico. */
+    gitbook: string | null;
   };
   /** The files a version's manifest names for its page (`icon`, `preview-N`), as published. */
   integration_assets: {

@@ -4,7 +4,7 @@
  * organization).
  */
 import type { PlatformConfig } from '../config.js';
-import { type RunningPlatform, startPlatform } from '../server.js';
+import { type RunningPlatform, type StartOptions, startPlatform } from '../server.js';
 import { client } from './api.js';
 import type { Backend } from './backends.js';
 
@@ -42,9 +42,13 @@ configurations:
 ${extra}`;
 }
 
-export async function startWorld(backend: Backend, settings: Partial<PlatformConfig> = {}): Promise<World> {
+export async function startWorld(
+  backend: Backend,
+  settings: Partial<PlatformConfig> = {},
+  options: StartOptions = {},
+): Promise<World> {
   const { config, cleanup } = await backend.fresh();
-  const platform = await startPlatform({ ...config, ...settings });
+  const platform = await startPlatform({ ...config, ...settings }, options);
   const admin = client(platform.url, platform.adminToken);
   const expect201 = async (p: Promise<{ status: number; body: any }>) => {
     const answer = await p;
