@@ -11,7 +11,7 @@ export {
 } from './config.js';
 export type { DeliveryView } from './delivery/deliveries.js';
 export { postWebhook } from './delivery/post-webhook.js';
-export { ApiError } from './errors.js';
+export { DomainError, type ErrorKind } from './errors/domain-error.js';
 export { createEgress, isInternalAddress } from './hosts/egress.js';
 export { type Host, HostError, type HostRequest, type HostResponse, type IntegrationBundle } from './hosts/host.js';
 export { InProcessHost } from './hosts/in-process-host.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { afterAll, describe, expect, it } from 'vitest';
-import { unauthorized } from './errors.js';
+import { unauthenticated } from './errors/domain-error.js';
 import { streamRoutes } from './http/stream-routes.js';
 import { startPlatform } from './server.js';
 import type { Principal } from './services/context.js';
@@ -256,7 +256,7 @@ describe('the live stream’s heartbeat', () => {
         ctx: platform.ctx,
         dispatcher: platform.dispatcher,
         principal: async (): Promise<Principal> => {
-          if (!allowed) throw unauthorized('the session has ended (signed out, expired, or its token was revoked)');
+          if (!allowed) throw unauthenticated('the session has ended (signed out, expired, or its token was revoked)');
           return { kind: 'admin' };
         },
       },

@@ -6,7 +6,7 @@
  */
 import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
 import type { Logger } from 'pino';
-import { LeaseLost } from '../errors.js';
+import { LeaseLost } from '../errors/lease-lost.js';
 import type { ServiceContext } from '../services/context.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';

@@ -1,7 +1,7 @@
 /** Deliveries through the API: asking for one, reading the log, delivering again. */
 
 import type { Kysely, Selectable } from 'kysely';
-import { badRequest, notFound } from '../errors.js';
+import { invalid, notFound } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { newTimeOrderedId } from '../services/tokens.js';
@@ -49,7 +49,7 @@ export async function requestDelivery(
     const url = new URL(input.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
   } catch {
-    throw badRequest('invalid_url', `"${input.url}" is not an http(s) URL`);
+    throw invalid('invalid_url', `"${input.url}" is not an http(s) URL`);
   }
   const { endpoint, sealedSecrets } = await endpointWithSecrets(ctx, installationId, input.url);
   const now = ctx.now();
@@ -169,7 +169,7 @@ export async function listDeliveries(
   if (filter.cursor) {
     const [createdAt, id] = Buffer.from(filter.cursor, 'base64url').toString().split('|');
     if (!createdAt || !id || !/^\d+$/.test(createdAt))
-      throw badRequest('invalid_cursor', 'the cursor is not one this API gave');
+      throw invalid('invalid_cursor', 'the cursor is not one this API gave');
     after = { createdAt: Number(createdAt), id };
   }
   const rows = await ctx.db

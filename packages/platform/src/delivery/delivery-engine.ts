@@ -20,7 +20,7 @@
  * several nodes, a host sees at most nodes × its cap (decision 031).
  */
 import type { Logger } from 'pino';
-import { LeaseLost } from '../errors.js';
+import { LeaseLost } from '../errors/lease-lost.js';
 import { AdaptiveLimits } from '../queue/adaptive-limits.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';

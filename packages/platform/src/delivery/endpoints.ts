@@ -7,7 +7,7 @@
  * what is asked for it afterwards is recorded as `failed` at once, never dropped silently.
  */
 import type { Kysely, Transaction } from 'kysely';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { newId } from '../services/tokens.js';
@@ -261,8 +261,8 @@ export async function endpointAlerts(db: Kysely<Database>, installationId: strin
 
 /** Refuses to deliver again to a disabled endpoint, saying how to enable it. */
 export function endpointDisabled(installationId: string, endpoint: { id: string; disabled_reason: string | null }) {
-  return new ApiError(
-    409,
+  return new DomainError(
+    'conflict',
     'endpoint_disabled',
     `the endpoint is disabled (${endpoint.disabled_reason ?? 'it kept failing'}); enable it with POST /v1/installations/${installationId}/endpoints/${endpoint.id}/enable first`,
   );

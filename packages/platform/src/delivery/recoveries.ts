@@ -13,7 +13,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { badRequest, forbidden, LeaseLost, notFound } from '../errors.js';
+import { forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { LeaseLost } from '../errors/lease-lost.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
@@ -98,7 +99,7 @@ export async function startRecovery(
   const now = ctx.now();
   const until = Math.min(input.until ?? now, now);
   if (!(input.since < until)) {
-    throw badRequest(
+    throw invalid(
       'invalid_window',
       `\`since\` (${new Date(input.since).toISOString()}) must be before \`until\` (${new Date(until).toISOString()}${input.until === undefined || input.until > now ? ', now' : ''})`,
     );

@@ -1,6 +1,6 @@
 /** Send test event: a signed example to a webhook installation's URL, through the delivery engine like any event. */
 import { randomUUID } from 'node:crypto';
-import { badRequest } from '../errors.js';
+import { invalid } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { requestDelivery } from './deliveries.js';
@@ -16,7 +16,7 @@ export async function sendTestDelivery(ctx: ServiceContext, principal: Principal
   const row = await authorizedInstallation(ctx, principal, installationId);
   const url = (JSON.parse(row.configuration) as Record<string, unknown>).url;
   if (typeof url !== 'string' || url === '') {
-    throw badRequest('no_url', 'this installation has no URL to send a test event to: save a webhook URL first');
+    throw invalid('no_url', 'this installation has no URL to send a test event to: save a webhook URL first');
   }
   const eventId = `test_${randomUUID()}`;
   const delivery = await requestDelivery(ctx, principal, installationId, {

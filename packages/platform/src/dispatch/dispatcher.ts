@@ -17,7 +17,7 @@
  */
 import type { PlatformEvent } from '@portico/runtime';
 import type { Logger } from 'pino';
-import { LeaseLost } from '../errors.js';
+import { LeaseLost } from '../errors/lease-lost.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';

@@ -7,14 +7,13 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { readAtMost } from '@portico/runtime';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { ApiError, unauthorized } from '../errors.js';
+import { DomainError, unauthenticated } from '../errors/domain-error.js';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
@@ -48,6 +47,7 @@ import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { directoryRoutes } from './directory-routes.js';
 import { oauthStartRoutes } from './oauth-start-routes.js';
+import { onError } from './on-error.js';
 import { orgRoutes } from './org-routes.js';
 import { InstallationRead, IntegrationPage } from './page-schemas.js';
 import { recoveryRoutes } from './recovery-routes.js';
@@ -114,8 +114,8 @@ export function createApp(options: AppOptions) {
       !SAFE_METHODS.has(c.req.method) &&
       !sameSecret(c.req.header('x-csrf-token'), session.csrfToken)
     ) {
-      throw new ApiError(
-        403,
+      throw new DomainError(
+        'forbidden',
         'csrf_refused',
         'a request that changes something must carry the session’s CSRF token in X-CSRF-Token (GET /v1/session answers it)',
       );
@@ -133,7 +133,7 @@ export function createApp(options: AppOptions) {
     if (cookie === undefined) return credentialsOf(adminToken, header);
     const session = await sessionFor(c, cookie);
     if (session === undefined) {
-      throw unauthorized('the session has ended (signed out, expired, or its token was revoked): sign in again');
+      throw unauthenticated('the session has ended (signed out, expired, or its token was revoked): sign in again');
     }
     return session.credentials;
   };
@@ -165,8 +165,8 @@ export function createApp(options: AppOptions) {
       await ctx.durability.after(mark);
     } catch (error) {
       options.logger?.error({ err: error }, 'could not sync the database log to disk');
-      throw new ApiError(
-        503,
+      throw new DomainError(
+        'unavailable',
         'not_durable',
         `the change was committed, but the database log could not be synced to disk (${(error as Error).message}); a power loss could undo it. Check the disk that holds the data directory, then read the change back before relying on it`,
       );
@@ -182,8 +182,8 @@ export function createApp(options: AppOptions) {
           : BODY_LIMIT_BYTES;
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > limit)
-      throw new ApiError(
-        413,
+      throw new DomainError(
+        'too_large',
         'payload_too_large',
         `the body is ${declared} bytes; the limit for this route is ${limit}`,
       );
@@ -197,8 +197,8 @@ export function createApp(options: AppOptions) {
       // A body of unknown length (chunked) is read here, up to the limit, so no route reads more.
       const bytes = await readAtMost(c.req.raw, limit);
       if (bytes === undefined)
-        throw new ApiError(
-          413,
+        throw new DomainError(
+          'too_large',
           'payload_too_large',
           `the body is larger than the limit for this route, ${limit} bytes`,
         );
@@ -207,30 +207,7 @@ export function createApp(options: AppOptions) {
     await next();
   });
 
-  app.onError((error, c) => {
-    if (error instanceof ApiError) {
-      return c.json({ error: { code: error.code, message: error.message, ...error.details } }, error.status as 400);
-    }
-    if (error instanceof HTTPException) {
-      const code =
-        error.status === 415 ? 'unsupported_media_type' : error.status === 400 ? 'invalid_json' : 'bad_request';
-      const message =
-        error.status === 415
-          ? 'send the body as JSON with Content-Type: application/json'
-          : error.status === 400
-            ? `the body is not valid JSON: ${error.message}`
-            : error.message;
-      return c.json({ error: { code, message } }, error.status);
-    }
-    if (isUniqueViolation(error)) {
-      return c.json(
-        { error: { code: 'conflict', message: 'it already exists (a concurrent request created it first)' } },
-        409,
-      );
-    }
-    options.logger?.error({ err: error, path: c.req.path }, 'unhandled error');
-    return c.json({ error: { code: 'internal', message: 'the server failed; the error is in its log' } }, 500);
-  });
+  app.onError(onError(options.logger));
 
   app.notFound((c) =>
     c.json(
@@ -567,7 +544,7 @@ export function createApp(options: AppOptions) {
           const parsed = S.EventInput.safeParse(event);
           if (parsed.success) return parsed.data as IncomingEvent;
           const reason = describeValidationError(`events.${index}`, parsed.error).replace(/^invalid request: /, '');
-          return new ApiError(400, 'invalid_event', reason);
+          return new DomainError('invalid', 'invalid_event', reason);
         }),
       );
       return c.json(
@@ -795,9 +772,4 @@ export function createApp(options: AppOptions) {
   });
 
   return app;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

@@ -7,7 +7,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { type Context, Hono } from 'hono';
-import { ApiError, badRequest } from '../errors.js';
+import { DomainError, invalid } from '../errors/domain-error.js';
 import { readPlace, updateInstallation } from '../services/gitbook-compat.js';
 import type { RouteDeps } from './route.js';
 import { Id } from './schemas.js';
@@ -33,10 +33,10 @@ async function body<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
     const text = await c.req.text();
     value = text.trim() === '' ? {} : JSON.parse(text);
   } catch (error) {
-    throw badRequest('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
+    throw invalid('invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw badRequest('invalid_request', describeValidationError('json', parsed.error));
+  if (!parsed.success) throw invalid('invalid_request', describeValidationError('json', parsed.error));
   return parsed.data;
 }
 
@@ -45,7 +45,7 @@ function id(c: Context, name: string): string {
   const value = c.req.param(name) ?? '';
   const parsed = Id.safeParse(value);
   if (!parsed.success)
-    throw badRequest('invalid_request', describeValidationError('param', parsed.error).replace('path', `path.${name}`));
+    throw invalid('invalid_request', describeValidationError('param', parsed.error).replace('path', `path.${name}`));
   return value;
 }
 
@@ -88,8 +88,8 @@ export function compatGitBookRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 
   );
   // Everything else of that API: said plainly (not the dashboard's page, which answers other GETs).
   app.all('*', (c) => {
-    throw new ApiError(
-      501,
+    throw new DomainError(
+      'not_implemented',
       'not_implemented',
       `Portico does not answer ${c.req.method} ${c.req.path.replace(/^\/compat\/gitbook/, '')} of GitBook's API; under /compat/gitbook it answers ${ANSWERED.join(', ')}`,
     );

@@ -3,7 +3,7 @@
  * each integration published for its page.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { badRequest, notFound } from '../errors.js';
+import { invalid, notFound } from '../errors/domain-error.js';
 import { namedAssets, readAsset } from '../services/integration-assets.js';
 import { listIntegrations, visibleIntegration } from '../services/integrations.js';
 import { DirectoryEntry } from './page-schemas.js';
@@ -63,10 +63,7 @@ export function directoryRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps)
       const { v, share } = c.req.valid('query');
       const { row, manifest } = await visibleIntegration(ctx, await principal(c), name, share);
       if (v !== undefined && v > row.latest_version) {
-        throw badRequest(
-          'unknown_version',
-          `the integration ${name} has versions 1 to ${row.latest_version}, not ${v}`,
-        );
+        throw invalid('unknown_version', `the integration ${name} has versions 1 to ${row.latest_version}, not ${v}`);
       }
       if (v === undefined && !namedAssets(manifest).some((a) => a.asset === asset)) {
         throw notFound(`the asset ${asset} of the integration ${name} (its manifest names no such file)`);

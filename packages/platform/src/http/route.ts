@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { badRequest } from '../errors.js';
+import { invalid } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { ErrorBody } from './schemas.js';
 
@@ -45,7 +45,7 @@ export interface RouteDeps {
 export function parseTime(text: string | number, name: string): number {
   const value = typeof text === 'number' ? text : /^\d{1,15}$/.test(text) ? Number(text) : Date.parse(text);
   if (!Number.isFinite(value) || value < 0) {
-    throw badRequest(
+    throw invalid(
       'invalid_time',
       `${name} must be an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) or Unix milliseconds, got ${JSON.stringify(text)}`,
     );

@@ -8,9 +8,10 @@
  * and the dispatch goes out again). Every other call goes to the HTTP app like any request.
  */
 import { requestDelivery } from '../delivery/deliveries.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors/domain-error.js';
 import { credentialsOf, principalOf } from '../services/auth.js';
 import type { DispatchGrant, Principal, ServiceContext } from '../services/context.js';
+import { errorResponse } from './on-error.js';
 import { DeliveryInput } from './schemas.js';
 import { describeValidationError } from './validation-error.js';
 
@@ -37,7 +38,8 @@ export function serviceBinding(options: ServiceBindingOptions, grant?: DispatchG
       if (match === null) return app.fetch(request);
       try {
         const input = DeliveryInput.safeParse(await request.json().catch(() => undefined));
-        if (!input.success) throw new ApiError(400, 'invalid_request', describeValidationError('json', input.error));
+        if (!input.success)
+          throw new DomainError('invalid', 'invalid_request', describeValidationError('json', input.error));
         const answer = await requestDelivery(
           ctx,
           await principal(request),
@@ -46,8 +48,8 @@ export function serviceBinding(options: ServiceBindingOptions, grant?: DispatchG
         );
         return Response.json(answer, { status: 202 });
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return Response.json({ error: { code: error.code, message: error.message } }, { status: error.status });
+        if (!(error instanceof DomainError)) throw error;
+        return errorResponse(error);
       }
     },
   };

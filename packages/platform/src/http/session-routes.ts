@@ -6,7 +6,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { unauthorized } from '../errors.js';
+import { unauthenticated } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../services/sessions.js';
 import { errorResponses, jsonAnswer, jsonBody } from './route.js';
@@ -92,7 +92,7 @@ export function sessionRoutes(
     async (c) => {
       const session = await sessionOf(c);
       if (session === undefined)
-        throw unauthorized('not signed in: POST /v1/session with a user token or the admin token');
+        throw unauthenticated('not signed in: POST /v1/session with a user token or the admin token');
       return c.json(await view(session.principal, session.csrfToken), 200);
     },
   );

@@ -9,7 +9,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { ApiError, badRequest } from '../errors.js';
+import { DomainError, invalid } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { LiveFeed, type LiveType, parseCursor } from '../services/live-feed.js';
 import { bearer, errorResponses, parseTime, type RouteDeps } from './route.js';
@@ -70,7 +70,7 @@ export function streamRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, op
       const types = new Set<LiveType>();
       for (const type of (query.types ?? TYPES.join(',')).split(',').map((t) => t.trim())) {
         if (!TYPES.includes(type as LiveType)) {
-          throw badRequest(
+          throw invalid(
             'invalid_request',
             `query.types: \`${type}\` is not a type of event; give dispatch, delivery or both (comma-separated)`,
           );
@@ -79,7 +79,7 @@ export function streamRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, op
       }
       const lastEventId = c.req.valid('header')['last-event-id'];
       if (lastEventId !== undefined && parseCursor(lastEventId) === undefined) {
-        throw badRequest('invalid_cursor', 'Last-Event-ID is not an event id this stream sent; reconnect without it');
+        throw invalid('invalid_cursor', 'Last-Event-ID is not an event id this stream sent; reconnect without it');
       }
       const since = query.since === undefined ? ctx.now() : parseTime(query.since, 'query.since');
       const feed = new LiveFeed(ctx, id, types, { since, cursor: lastEventId });
@@ -117,7 +117,7 @@ export function streamRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, op
       await authorizedInstallation(ctx, await principal(c), id);
       return undefined;
     } catch (error) {
-      if (error instanceof ApiError) return { error: { code: error.code, message: error.message } };
+      if (error instanceof DomainError) return { error: { code: error.code, message: error.message } };
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 /** Turns a bearer token into a principal, and answers the questions routes ask about it. */
-import { forbidden, unauthorized } from '../errors.js';
+import { forbidden, unauthenticated } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
 import type { Principal, ServiceContext } from './context.js';
 import { hashToken, sameHash, tokenKind } from './tokens.js';
@@ -39,7 +39,7 @@ let admin: { token: string; hash: string } | undefined;
 
 export function credentialsOf(adminToken: string, header: string | undefined): Credentials {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-  if (token === undefined) throw unauthorized();
+  if (token === undefined) throw unauthenticated();
   // One hash per request: compared with the admin token's in constant time, and the lookup key.
   const tokenHash = hashToken(token);
   if (admin?.token !== adminToken) admin = { token: adminToken, hash: hashToken(adminToken) };
@@ -66,7 +66,7 @@ export async function principalOf(ctx: ServiceContext, credentials: Credentials)
 }
 
 export function invalidToken() {
-  return unauthorized('the token is not valid (unknown, revoked, or its installation was removed)');
+  return unauthenticated('the token is not valid (unknown, revoked, or its installation was removed)');
 }
 
 export function requireAdmin(principal: Principal): void {

@@ -9,7 +9,7 @@
  */
 import { didYouMean } from '@portico/manifest';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { ApiError, badRequest } from '../errors.js';
+import { DomainError, invalid } from '../errors/domain-error.js';
 import { type Configuration, levelOf, undeclaredProperties } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
 import { authorizedInstallation, publicEndpointOf } from './installations.js';
@@ -50,25 +50,29 @@ export async function complete(
     .filter(([, p]) => p.type === 'string' && p.completion_url !== undefined)
     .map(([name]) => name);
   if (definition === undefined) {
-    throw badRequest(
+    throw invalid(
       'unknown_property',
       `\`${property}\` is not a property of this integration's ${level} configuration${didYouMean(property, Object.keys(properties))}; ${completing.length ? `the ones with completions are ${completing.map((n) => `\`${n}\``).join(', ')}` : 'none has completions'}`,
     );
   }
   if (definition.type !== 'string' || definition.completion_url === undefined) {
-    throw badRequest(
+    throw invalid(
       'no_completion',
       `\`${property}\` has no completion_url: ${definition.type === 'string' && definition.enum ? 'its options are its enum' : `it is a ${definition.type} property without options`}`,
     );
   }
   const undeclared = undeclaredProperties(manifest, level, input.configuration ?? {});
   if (undeclared.length > 0) {
-    throw badRequest('unknown_property', undeclared.map((e) => `configuration.${e.message}`).join('; '), {
+    throw invalid('unknown_property', undeclared.map((e) => `configuration.${e.message}`).join('; '), {
       errors: undeclared,
     });
   }
   if (installation.status === 'paused') {
-    throw new ApiError(503, 'installation_paused', `the installation ${id} is paused; resume it to load options`);
+    throw new DomainError(
+      'unavailable',
+      'installation_paused',
+      `the installation ${id} is paused; resume it to load options`,
+    );
   }
   const configuration = { ...JSON.parse(installation.configuration), ...input.configuration };
   const path = definition.completion_url;
@@ -96,8 +100,8 @@ export async function complete(
   const text = new TextDecoder().decode(response.body);
   const where = `its completion_url ${path} (for \`${property}\`)`;
   if (response.status < 200 || response.status >= 300) {
-    throw new ApiError(
-      502,
+    throw new DomainError(
+      'integration_failed',
       'completion_failed',
       `the integration answered ${response.status} at ${where}: ${text.slice(0, 300) || '(no body)'}`,
     );
@@ -106,26 +110,26 @@ export async function complete(
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw invalid(where, `answered something that is not JSON: ${text.slice(0, 200)}`);
+    throw invalidAnswer(where, `answered something that is not JSON: ${text.slice(0, 200)}`);
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { options?: unknown } | null)?.options;
   if (!Array.isArray(list)) {
-    throw invalid(where, 'must answer { "options": [...] } or an array of options');
+    throw invalidAnswer(where, 'must answer { "options": [...] } or an array of options');
   }
   const options = list.slice(0, MAX_OPTIONS).map((option, index) => {
     if (typeof option === 'string') return { value: option, label: option };
     const { value, label } = (option ?? {}) as { value?: unknown; label?: unknown };
     if (typeof value === 'string' || typeof value === 'number') {
       if (label !== undefined && typeof label !== 'string') {
-        throw invalid(where, `options[${index}].label must be a string`);
+        throw invalidAnswer(where, `options[${index}].label must be a string`);
       }
       return { value: String(value), label: label ?? String(value) };
     }
-    throw invalid(where, `options[${index}] must be a string or { "value": string, "label"?: string }`);
+    throw invalidAnswer(where, `options[${index}] must be a string or { "value": string, "label"?: string }`);
   });
   return { options, truncated: list.length > MAX_OPTIONS };
 }
 
-function invalid(where: string, problem: string) {
-  return new ApiError(502, 'invalid_completion', `the integration's answer at ${where} ${problem}`);
+function invalidAnswer(where: string, problem: string) {
+  return new DomainError('integration_failed', 'invalid_completion', `the integration's answer at ${where} ${problem}`);
 }

@@ -1,5 +1,5 @@
 /** Organizations, spaces, sites, users and memberships: synced in by the operator. */
-import { conflict, notFound } from '../errors.js';
+import { conflict, notFound } from '../errors/domain-error.js';
 import type { Role } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
 import { installIntoNewPlace } from './selection.js';

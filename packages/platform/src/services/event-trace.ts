@@ -6,7 +6,7 @@
  */
 
 import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../errors/domain-error.js';
 import { requireAdmin } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
 import { type DispatchView, dispatchView } from './dispatch-log.js';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SITE_EVENTS } from '../dispatch/routing.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors/domain-error.js';
 import { oneStatement, type Stored, storeEvents } from '../storage/repositories/events.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
@@ -48,26 +48,26 @@ export interface Accepted {
 
 export async function ingestEvent(ctx: ServiceContext, input: IncomingEvent): Promise<Accepted> {
   const [result] = await ingestEvents(ctx, [input]);
-  if (result === undefined || 'error' in result) throw (result as { error: ApiError }).error;
+  if (result === undefined || 'error' in result) throw (result as { error: DomainError }).error;
   return result;
 }
 
 /**
  * Persists events in one write (each idempotent on its eventId: one seen before, or earlier in
  * the same batch, is a duplicate), acknowledged once committed; answers one result per input, in
- * order. An input that is already an ApiError (refused by the caller's validation), or an event
+ * order. An input that is already an DomainError (refused by the caller's validation), or an event
  * whose place does not exist, gets its error and changes nothing; the others are accepted.
  */
 export async function ingestEvents(
   ctx: ServiceContext,
-  inputs: (IncomingEvent | ApiError)[],
-): Promise<(Accepted | { error: ApiError })[]> {
+  inputs: (IncomingEvent | DomainError)[],
+): Promise<(Accepted | { error: DomainError })[]> {
   const rows: Database['events'][] = [];
   /** Per input: its refusal, or the index of its row. */
-  const slots: ({ error: ApiError } | number)[] = [];
+  const slots: ({ error: DomainError } | number)[] = [];
   const now = ctx.now();
   for (const input of inputs) {
-    if (input instanceof ApiError) {
+    if (input instanceof DomainError) {
       slots.push({ error: input });
       continue;
     }
@@ -75,7 +75,7 @@ export async function ingestEvents(
     try {
       await requirePlace(ctx, site ? 'site' : 'space', String(site ? input.siteId : input.spaceId));
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       slots.push({ error });
       continue;
     }

@@ -10,7 +10,7 @@
  * nothing else. A person's token may do what Portico's own routes let them do.
  */
 import type { Kysely } from 'kysely';
-import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
+import { DomainError, forbidden, invalid, notFound } from '../errors/domain-error.js';
 import type { Database } from '../storage/schema.js';
 import { requireMember } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -47,7 +47,7 @@ export async function updateInstallation(
   const target = place === undefined ? organization : await placeInstallation(ctx, organization, place);
   if (principal.kind !== 'installation') await requireMember(ctx, principal, organization.organization_id);
   if (update.externalIds !== undefined) {
-    throw badRequest(
+    throw invalid(
       'unsupported',
       '`externalIds` is not kept by Portico yet: store the identifier in the installation’s `configuration` instead',
     );
@@ -101,8 +101,8 @@ async function organizationInstallation(ctx: ServiceContext, integration: string
     throw notFound(`the installation ${id} of the integration ${integration}`);
   }
   if (row.target_type !== 'organization') {
-    throw new ApiError(
-      404,
+    throw new DomainError(
+      'not_found',
       'not_found',
       `the installation ${id} is a ${row.target_type} installation; reach it as /v1/integrations/${integration}/installations/${row.parent_id}/${row.target_type}s/${row.target_id}`,
     );

@@ -6,7 +6,7 @@
  * `/compat/gitbook`.
  */
 import type { GitBookDialect, Manifest } from '@portico/manifest';
-import { badRequest } from '../errors.js';
+import { invalid } from '../errors/domain-error.js';
 import type { Undeclared } from './configuration.js';
 
 /** The dialect's facts as published: the manifest's `envs` stay with the CLI (it applied one already). */
@@ -27,7 +27,7 @@ export function checkGitBookFacts(manifest: Manifest, facts: GitBookFacts): void
     }
   }
   if (problems.length > 0) {
-    throw badRequest(
+    throw invalid(
       'invalid_gitbook',
       `the GitBook dialect's facts do not match the manifest: ${problems.join('; ')}. Publish with \`portico publish\`, which sends them as the manifest states them`,
     );
@@ -44,7 +44,7 @@ export function checkTarget(name: string, facts: GitBookFacts | undefined, kind:
   const where =
     facts.target === 'organization' ? 'in the organization only' : `in the organization and its ${facts.target}s only`;
   const instead = facts.target === 'organization' ? '' : `; install it into a ${facts.target} instead`;
-  throw badRequest(
+  throw invalid(
     'outside_target',
     `${name} cannot be installed into a ${kind}: its gitbook-manifest.yaml says \`target: ${facts.target}\` (it is installed ${where})${instead}`,
   );

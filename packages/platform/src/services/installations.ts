@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Manifest } from '@portico/manifest';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { conflict, forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import { type Credentials, invalidToken, principalOf, requireMember, requireRole } from './auth.js';
@@ -198,7 +198,7 @@ export async function installInto(
   const parent = await loadInstallation(ctx, parentId);
   await requireMember(ctx, principal, parent.organization_id);
   if (parent.target_type !== 'organization') {
-    throw badRequest(
+    throw invalid(
       'not_an_organization_installation',
       `install into a ${target.type} through the organization-level installation, not ${parentId}`,
     );
@@ -574,17 +574,17 @@ export async function writeConfiguration(
   // would hold the installation pending whatever else is set.
   const unknown = undeclared === 'refused' ? undeclaredProperties(manifest, level, input) : [];
   if (unknown.length > 0) {
-    throw badRequest('unknown_property', unknown.map((e) => e.message).join('; '), { errors: unknown });
+    throw invalid('unknown_property', unknown.map((e) => e.message).join('; '), { errors: unknown });
   }
   let patch = withoutBlankStrings(manifest, level, input);
   const webhook = isBuiltinWebhook({ name: published.name, organization: published.organization_id });
-  const invalid = [
+  const wrong = [
     ...invalidValues(manifest, level, patch),
     ...(webhook ? webhookUrlProblems(patch, ctx.allowPrivateNetwork) : []),
   ];
-  if (invalid.length > 0) {
-    throw badRequest('invalid_configuration', `not saved: ${invalid.map((e) => e.message).join('; ')}`, {
-      errors: invalid,
+  if (wrong.length > 0) {
+    throw invalid('invalid_configuration', `not saved: ${wrong.map((e) => e.message).join('; ')}`, {
+      errors: wrong,
     });
   }
   if (webhook && typeof patch.url === 'string') patch = { ...patch, url: patch.url.trim() };

@@ -6,7 +6,7 @@
  */
 import type { Manifest } from '@portico/manifest';
 import type { Kysely } from 'kysely';
-import { badRequest, notFound } from '../errors.js';
+import { invalid, notFound } from '../errors/domain-error.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from './context.js';
 
@@ -41,17 +41,17 @@ export function acceptAssets(manifest: Manifest, assets: Record<string, string> 
     const matches = named.filter((n) => n.path === path);
     if (matches.length === 0) {
       const names = named.map((n) => `\`${n.path}\``).join(', ');
-      throw badRequest(
+      throw invalid(
         'unknown_asset',
         `assets.${path}: the manifest names no such file; send only the files its \`icon\` and \`previewImages\` name${names ? ` (${names})` : ' (it names none)'}`,
       );
     }
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) {
-      throw badRequest('invalid_asset', `assets.${path}: send the file's bytes in base64`);
+      throw invalid('invalid_asset', `assets.${path}: send the file's bytes in base64`);
     }
     const bytes = new Uint8Array(Buffer.from(base64, 'base64'));
     if (bytes.length > MAX_ASSET_BYTES) {
-      throw badRequest(
+      throw invalid(
         'invalid_asset',
         `assets.${path}: the file is ${bytes.length} bytes; an icon or preview image may be at most ${MAX_ASSET_BYTES}`,
       );
@@ -60,7 +60,7 @@ export function acceptAssets(manifest: Manifest, assets: Record<string, string> 
     for (const { asset } of matches) {
       const preview = asset.startsWith('preview-');
       if (type === undefined || (preview && type !== 'image/png' && type !== 'image/jpeg')) {
-        throw badRequest(
+        throw invalid(
           'invalid_asset',
           `assets.${path}: ${preview ? 'a preview image must be a PNG or JPEG' : 'an icon must be a PNG, JPEG, GIF, WebP, SVG or ICO image'}${type ? `, not ${type}` : ', and the file is none of these'}`,
         );

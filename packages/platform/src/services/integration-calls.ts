@@ -4,7 +4,7 @@
  */
 import { type ContentKitContext, type FetchEvent, isContentKitComplete, validateContentKit } from '@portico/runtime';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors/domain-error.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError } from '../hosts/host.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -15,7 +15,11 @@ import { oauthGate } from './oauth-starts.js';
 /** A host's failure as the API's error (502, or 504 for a timeout). */
 export function hostFailure(error: unknown): never {
   if (error instanceof HostError) {
-    throw new ApiError(error.failure === 'timeout' ? 504 : 502, `integration_${error.failure}`, error.message);
+    throw new DomainError(
+      error.failure === 'timeout' ? 'integration_timeout' : 'integration_failed',
+      `integration_${error.failure}`,
+      error.message,
+    );
   }
   throw error;
 }
@@ -45,8 +49,8 @@ export async function callPublicEndpoint(
 ): Promise<Response> {
   const installation = await loadInstallation(ctx, id);
   if (installation.status === 'paused') {
-    throw new ApiError(
-      503,
+    throw new DomainError(
+      'unavailable',
       'installation_paused',
       `the installation ${id} is paused; an organization admin can resume it`,
     );
@@ -128,7 +132,7 @@ export async function renderComponent(
 ) {
   const installation = await authorizedInstallation(ctx, principal, id);
   if (installation.status === 'paused')
-    throw new ApiError(503, 'installation_paused', `the installation ${id} is paused`);
+    throw new DomainError('unavailable', 'installation_paused', `the installation ${id} is paused`);
   const { manifest } = await loadIntegration(ctx, installation.integration_name);
   const block = (manifest.blocks ?? []).some((b) => b.id === componentId);
   const response = await dispatcher
@@ -154,18 +158,18 @@ export async function renderComponent(
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ApiError(
-      502,
+    throw new DomainError(
+      'integration_failed',
       'integration_error',
       `the integration answered ${response.status} with a body that is not JSON`,
     );
   }
   if (response.status !== 200) {
-    const status = response.status === 404 || response.status === 400 ? response.status : 502;
+    const kind = response.status === 404 ? 'not_found' : response.status === 400 ? 'invalid' : 'integration_failed';
     // Portico's SDK answers `{ error: { code, message } }`; GitBook's runtime `{ error: "…" }`.
     const error = typeof body.error === 'string' ? { message: body.error } : body.error;
-    throw new ApiError(
-      status,
+    throw new DomainError(
+      kind,
       error?.code ?? 'integration_error',
       error?.message ?? `the integration answered ${response.status}`,
     );
@@ -173,8 +177,8 @@ export async function renderComponent(
   if (isContentKitComplete(body)) return { type: 'complete' as const, returnValue: body.returnValue ?? null };
   const problems = validateContentKit(body.element);
   if (problems.length > 0) {
-    throw new ApiError(
-      502,
+    throw new DomainError(
+      'integration_failed',
       'invalid_contentkit',
       `the component "${componentId}" rendered an invalid tree: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`,
     );

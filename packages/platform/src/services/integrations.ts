@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { configurationSchema, type JsonSchema, type Manifest, parseManifest, resolveSecrets } from '@portico/manifest';
 import type { Kysely } from 'kysely';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import { requireMember, roleIn } from './auth.js';
@@ -32,30 +32,25 @@ export async function publish(ctx: ServiceContext, principal: Principal, input: 
   if (principal.kind === 'installation') throw forbidden('an installation token cannot publish integrations');
   const parsed = parseManifest(input.manifest, { internalPublisher: principal.kind === 'admin' });
   if (!parsed.ok) {
-    throw badRequest(
-      'invalid_manifest',
-      `the manifest has ${parsed.errors.length} error(s); fix them and publish again`,
-      {
-        errors: parsed.errors,
-      },
-    );
+    throw invalid('invalid_manifest', `the manifest has ${parsed.errors.length} error(s); fix them and publish again`, {
+      errors: parsed.errors,
+    });
   }
   const manifest = parsed.manifest;
-  if (input.script.trim() === '')
-    throw badRequest('invalid_script', '`script` is empty: send the bundled entry script');
+  if (input.script.trim() === '') throw invalid('invalid_script', '`script` is empty: send the bundled entry script');
   if (Buffer.byteLength(input.script) > MAX_SCRIPT_BYTES) {
-    throw badRequest('invalid_script', `the script is larger than ${MAX_SCRIPT_BYTES} bytes`);
+    throw invalid('invalid_script', `the script is larger than ${MAX_SCRIPT_BYTES} bytes`);
   }
   const organization = await findOrganization(ctx, manifest.organization);
   if (!organization) {
-    throw badRequest(
+    throw invalid(
       'unknown_organization',
       `the manifest's organization "${manifest.organization}" does not exist (give its id or subdomain)`,
     );
   }
   await requireMember(ctx, principal, organization.id);
   const secrets = resolveSecrets(manifest, input.secrets ?? {});
-  if (!secrets.ok) throw badRequest('missing_secrets', secrets.message, { missing: secrets.missing });
+  if (!secrets.ok) throw invalid('missing_secrets', secrets.message, { missing: secrets.missing });
   const assets = acceptAssets(manifest, input.assets);
   if (input.gitbook !== undefined) checkGitBookFacts(manifest, input.gitbook);
 

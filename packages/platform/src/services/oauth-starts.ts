@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { didYouMean, type Manifest } from '@portico/manifest';
-import { ApiError, badRequest, forbidden } from '../errors.js';
+import { DomainError, forbidden, invalid } from '../errors/domain-error.js';
 import { levelOf } from './configuration.js';
 import type { Principal, ServiceContext } from './context.js';
 import { authorizedInstallation, publicEndpointOf } from './installations.js';
@@ -92,7 +92,11 @@ export async function startOAuth(
   }
   const row = await authorizedInstallation(ctx, principal, id);
   if (row.status === 'paused') {
-    throw new ApiError(409, 'installation_paused', `the installation ${id} is paused: resume it, then connect`);
+    throw new DomainError(
+      'conflict',
+      'installation_paused',
+      `the installation ${id} is paused: resume it, then connect`,
+    );
   }
   const { manifest } = await loadIntegration(ctx, row.integration_name);
   const level = levelOf(row.target_type);
@@ -101,19 +105,19 @@ export async function startOAuth(
   let button = candidates[0];
   if (property === undefined) {
     if (candidates.length === 0) {
-      throw badRequest(
+      throw invalid(
         'no_oauth_button',
         `the ${level} configuration of ${row.integration_name} has no button property: there is nothing to connect`,
       );
     }
     if (candidates.length > 1) {
-      throw badRequest('property_required', `name the button to connect in \`property\`: one of ${names}`);
+      throw invalid('property_required', `name the button to connect in \`property\`: one of ${names}`);
     }
   } else {
     button = candidates.find((b) => b.name === property);
     if (button === undefined) {
       const declared = manifest.configurations?.[level]?.properties?.[property];
-      throw badRequest(
+      throw invalid(
         declared ? 'not_a_button' : 'unknown_property',
         declared
           ? `\`${property}\` is a ${declared.type} property, not a button; ${candidates.length ? `the buttons are ${names}` : 'this configuration has no button'}`

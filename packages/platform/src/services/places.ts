@@ -3,7 +3,7 @@
  * operator: all of them), an organization with its spaces, sites, members and installations, and
  * a space or site with the installations in it.
  */
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors/domain-error.js';
 import type { Role } from '../storage/schema.js';
 import { requireRole, roleIn } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';

@@ -5,7 +5,7 @@
  * installation, created (with its setup event) or removed in the same transaction as the change.
  */
 import type { Transaction } from 'kysely';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import type { Database, Selection } from '../storage/schema.js';
 import { roleIn } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -44,13 +44,13 @@ export async function setSelection(
   if (principal.kind === 'installation') throw forbidden('an installation token cannot change where it is installed');
   const installation = await authorizedInstallation(ctx, principal, id);
   if (installation.target_type !== 'organization') {
-    throw badRequest(
+    throw invalid(
       'not_an_organization_installation',
       `only an organization installation has a selection; ${id} is installed in a ${installation.target_type} (its organization installation is ${installation.parent_id})`,
     );
   }
   if (patch.space_selection === undefined && patch.site_selection === undefined) {
-    throw badRequest('invalid_request', 'send `space_selection`, `site_selection` or both');
+    throw invalid('invalid_request', 'send `space_selection`, `site_selection` or both');
   }
   const wanted: { kind: Kind; mode: Selection; places: string[] | undefined }[] = [];
   if (patch.space_selection) wanted.push({ kind: 'space', ...modeAndList(patch.space_selection, 'spaces') });
@@ -124,7 +124,7 @@ export async function setSelection(
 function modeAndList(selection: { mode: Selection } & Record<string, unknown>, key: 'spaces' | 'sites') {
   const places = selection[key] as string[] | undefined;
   if (selection.mode === 'all' && places !== undefined) {
-    throw badRequest(
+    throw invalid(
       'invalid_request',
       `\`mode: "all"\` selects every ${key.slice(0, -1)} of the organization; leave out \`${key}\`, or use \`mode: "selected"\` with the list`,
     );

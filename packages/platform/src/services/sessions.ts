@@ -6,7 +6,7 @@
  * request that changes something must also carry the session's CSRF token (`X-CSRF-Token`).
  */
 import { randomBytes } from 'node:crypto';
-import { badRequest, conflict, notFound, unauthorized } from '../errors.js';
+import { conflict, invalid, notFound, unauthenticated } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
 import { type Credentials, credentialsOf, principalOf } from './auth.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -48,7 +48,7 @@ export async function openSession(
   input: { token?: string | undefined; code?: string | undefined },
 ): Promise<OpenedSession> {
   if ((input.token === undefined) === (input.code === undefined)) {
-    throw badRequest(
+    throw invalid(
       'invalid_request',
       'send either `token` (a user token or the admin token) or `code` (a one-time sign-in code), not both',
     );
@@ -60,7 +60,7 @@ export async function openSession(
   if (input.token !== undefined) {
     const credentials = credentialsOf(adminToken, `Bearer ${input.token}`);
     if (credentials.kind === 'installation') {
-      throw badRequest(
+      throw invalid(
         'installation_token',
         'an installation token belongs to an integration: sign in with your user token or the admin token',
       );
@@ -71,7 +71,7 @@ export async function openSession(
   } else if (input.code?.startsWith(USER_CODE_PREFIX)) {
     // A sign-in link for a user: the code carries (sealed) the user and the token the session stands for.
     const user = userOfCode(ctx, input.code);
-    if (user === undefined) throw unauthorized(USED_OR_EXPIRED);
+    if (user === undefined) throw unauthenticated(USED_OR_EXPIRED);
     principal = await principalOf(ctx, { kind: 'user', tokenHash: user.tokenHash });
     kind = 'user';
     tokenHash = user.tokenHash;
@@ -91,7 +91,7 @@ export async function openSession(
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
         .executeTakeFirst();
-      if (Number(used.numUpdatedRows) === 0) throw unauthorized(USED_OR_EXPIRED);
+      if (Number(used.numUpdatedRows) === 0) throw unauthenticated(USED_OR_EXPIRED);
     }
     await trx.deleteFrom('sessions').where('expires_at', '<=', now).execute();
     await trx
@@ -183,7 +183,7 @@ export async function createSignInLink(
   path = '/',
 ): Promise<{ url: string; expiresAt: string }> {
   const problem = signInPathProblem(path);
-  if (problem !== undefined) throw badRequest('invalid_path', problem);
+  if (problem !== undefined) throw invalid('invalid_path', problem);
   const user = await ctx.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
   if (user === undefined) throw notFound(`the user ${userId}`);
   const token = await ctx.db

@@ -5,7 +5,7 @@
  * checks the lease it was claimed with, so a node that lost a row changes nothing.
  */
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
-import { LeaseLost } from '../../errors.js';
+import { LeaseLost } from '../../errors/lease-lost.js';
 import { insertThenUpdate } from '../insert-then-update.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
