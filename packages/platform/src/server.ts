@@ -101,7 +101,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     await ctx.db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
     await ctx.db
       .updateTable('deliveries')
-      .set({ claimed_until: null, claimed_ahead: 0 })
+      .set({ claimed_until: null })
       .where('status', '=', 'pending')
       .execute();
   }

@@ -167,8 +167,6 @@ export interface Database {
     attempts: number;
     next_attempt_at: number | null;
     claimed_until: number | null;
-    /** 1 while a first attempt claimed ahead waits in its node's memory for a slot (not under way yet). */
-    claimed_ahead: number;
     last_error: string | null;
     redelivery_of: string | null;
     endpoint_id: string | null;

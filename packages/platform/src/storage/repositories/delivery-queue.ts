@@ -49,7 +49,7 @@ export async function claim(trx: Transaction<Database>, rows: DeliveryRow[], lea
     const ids = rows.slice(i, i + ID_CHUNK).map((row) => row.id);
     await trx
       .updateTable('deliveries')
-      .set({ claimed_until: lease, claimed_ahead: 0 })
+      .set({ claimed_until: lease })
       .where('id', 'in', ids)
       .execute();
   }
@@ -78,7 +78,7 @@ export async function letGo(trx: Transaction<Database>, rows: DeliveryRow[]): Pr
   for (const [lease, ids] of idsByLease(rows, ID_CHUNK)) {
     await trx
       .updateTable('deliveries')
-      .set({ claimed_until: null, claimed_ahead: 0 })
+      .set({ claimed_until: null })
       .where('id', 'in', ids)
       .where('claimed_until', '=', lease)
       .execute();
