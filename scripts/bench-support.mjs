@@ -2,7 +2,7 @@
 // workerd process it started), the API, memory from /proc, percentiles, and the two back ends.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postWebhook } from '@portico/platform';
@@ -274,14 +274,25 @@ function isCommand(pid, comm) {
 
 const isWorkerd = (pid) => isCommand(pid, 'workerd');
 
+const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+
+/**
+ * `command` made to end with the benchmark, also when the benchmark is killed: setpriv (util-linux)
+ * asks the kernel to send it SIGTERM when its parent dies, then becomes it (the same pid).
+ */
+export function endingWithUs(command) {
+  return setpriv ? [setpriv, '--pdeathsig', 'TERM', ...command] : command;
+}
+
 /**
  * Starts `portico serve --port 0` with `env` (and PATH) only; answers once it listens. Node flags for
  * the server (`--cpu-prof --cpu-prof-dir=DIR`, which NODE_OPTIONS refuses) come from PORTICO_BENCH_NODE_FLAGS.
  */
 export function startServer(env) {
   const flags = (process.env.PORTICO_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const command = endingWithUs([process.execPath, ...flags, bin, 'serve', '--port', '0']);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, bin, 'serve', '--port', '0'], {
+    const child = spawn(command[0], command.slice(1), {
       env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
