@@ -1,6 +1,7 @@
 /** `portico serve` as a real child process, as operators run it (needs `npm run build`). */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { findExecutable } from '../hosts/die-with-parent.js';
 
 const bin = new URL('../../../cli/dist/bin.js', import.meta.url).pathname;
 
@@ -15,7 +16,11 @@ export interface ServeProcess {
 
 export async function spawnServe(env: Record<string, string>, args: string[] = []): Promise<ServeProcess> {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (\`npm test\` does)`);
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], {
+  // It ends with the test process, also when that is killed: setpriv has the kernel send it SIGTERM.
+  const setpriv = findExecutable('setpriv');
+  const command = [process.execPath, bin, 'serve', '--port', '0', ...args];
+  if (setpriv) command.unshift(setpriv, '--pdeathsig', 'TERM', '--');
+  const child = spawn(command[0] as string, command.slice(1), {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
