@@ -26,6 +26,8 @@ export interface PlatformConfig {
   secretKey?: string | undefined;
   /** Isolation, capacity and retention settings; each unset one takes its default (TUNING_DEFAULTS). */
   tuning?: Partial<Tuning> | undefined;
+  /** When set, `GET /metrics` answers only `Authorization: Bearer <this>` (PORTICO_METRICS_TOKEN). */
+  metricsToken?: string | undefined;
 }
 
 /**
@@ -55,6 +57,8 @@ export interface Tuning {
   workerIdleMs: number;
   /** Live workerd workers per node; the least recently used idle one is stopped beyond this. */
   maxWorkers: number;
+  /** On SIGTERM, answer `/readyz` 503 and keep serving this long before stopping (ms; default 0: stop at once). */
+  drainMs: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -71,6 +75,7 @@ export const TUNING_DEFAULTS: Tuning = {
   retentionMs: 30 * DAY_MS,
   workerIdleMs: 5 * 60 * 1000,
   maxWorkers: 16,
+  drainMs: 0,
 };
 
 /** Each tuning setting: its variable, its flag, the unit people write it in, and how that maps to the value. */
@@ -158,6 +163,13 @@ export const TUNING_SETTINGS: {
     unit: 'count',
     description: 'live workerd workers per node',
   },
+  {
+    key: 'drainMs',
+    env: 'PORTICO_DRAIN_SECONDS',
+    flag: '--drain-seconds',
+    unit: 'seconds',
+    description: 'on SIGTERM, answer /readyz 503 and keep serving this long before stopping',
+  },
 ];
 
 /**
@@ -197,6 +209,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     allowPrivateNetwork: env.PORTICO_ALLOW_PRIVATE_NETWORK === '1',
     frameAncestors: parseFrameAncestors(env.PORTICO_FRAME_ANCESTORS, 'PORTICO_FRAME_ANCESTORS'),
     secretKey: env.PORTICO_SECRET_KEY || undefined,
+    metricsToken: env.PORTICO_METRICS_TOKEN || undefined,
     tuning: Object.fromEntries(
       TUNING_SETTINGS.flatMap((setting) => {
         const text = env[setting.env];

@@ -16,12 +16,15 @@ import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import { serviceBinding } from './http/service-binding.js';
+import { PlatformMetrics } from './observability/metrics.js';
+import { ReadinessCheck } from './observability/readiness.js';
+import { operationsRoutes } from './observability/routes.js';
 import { NO_DELIVERY_ENGINE, type ServiceContext } from './services/context.js';
 import { RetentionPruner } from './services/retention.js';
 import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
 import { GroupCommit, groupCommitOptions } from './storage/group-commit.js';
-import { migrate } from './storage/migrate.js';
+import { loadMigrations, migrate } from './storage/migrate.js';
 
 export const VERSION = '0.1.0';
 /** How long a stopping server waits for dispatches in flight before it ends their workers. */
@@ -44,6 +47,9 @@ export interface RunningPlatform {
   retention: RetentionPruner;
   /** Works recover-since jobs in the background. */
   recoveries: RecoveryRunner;
+  /** What `/metrics` answers, and what `/readyz` checks. */
+  metrics: PlatformMetrics;
+  readiness: ReadinessCheck;
   /** Stops taking connections, finishes requests in flight, closes the database. */
   close(): Promise<void>;
 }
@@ -81,7 +87,11 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     await database.close();
     throw error;
   }
-  const writes = new GroupCommit(database.db, groupCommitOptions(database.dialect));
+  const metrics = new PlatformMetrics();
+  const writes = new GroupCommit(database.db, {
+    ...groupCommitOptions(database.dialect),
+    onBatch: (size) => metrics.batchCommitted(size),
+  });
   const ctx: ServiceContext = {
     db: database.db,
     dialect: database.dialect,
@@ -95,6 +105,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     wake: () => {},
     routeOnIngest: async () => undefined,
     deliveries: NO_DELIVERY_ENGINE,
+    metrics,
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
@@ -133,6 +144,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       idleMs: tuning.workerIdleMs,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
       ...(options.workerOutputGraceMs ? { outputGraceMs: options.workerOutputGraceMs } : {}),
+      onStopped: (worker) => metrics.workerStopped(worker.reason),
     }),
     inProcess: new InProcessHost(
       new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),
@@ -153,6 +165,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     perInstallation: tuning.dispatchPerInstallation,
     // An event dispatch's calls through the binding act with its grant: no token lookup per call.
     bindingsFor: (grant) => ({ PORTICO_API: serviceBinding(binding, grant) }),
+    metrics,
   });
   // Ingest routes events through this node's dispatcher (it takes them once it runs).
   ctx.wake = dispatcher.intake.wake;
@@ -167,12 +180,28 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     perEndpoint: tuning.deliveryPerEndpoint,
     perInstallation: tuning.deliveryPerInstallation,
     disableAfterMs: tuning.endpointDisableAfterMs,
+    metrics,
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
   // Deliveries asked for on this node go to its engine (it takes them once it runs).
   ctx.deliveries = deliveries.intake;
   await deliveries.adoptOlderDeliveries();
   const recoveries = new RecoveryRunner({ ctx, logger });
+  metrics.watch({
+    db: ctx.db,
+    deliveriesHeld: () => deliveries.held,
+    workers: () => ({ live: hosts.workerd.size, memoryBytes: hosts.workerd.memoryInUse() }),
+    pool: () => database.poolUse?.(),
+    logger,
+  });
+  const readiness = new ReadinessCheck({
+    db: ctx.db,
+    migrations: loadMigrations(database.dialect),
+    engines: [
+      { name: 'the dispatcher', isRunning: () => dispatcher.isRunning },
+      { name: 'the delivery engine', isRunning: () => deliveries.isRunning },
+    ],
+  });
   // Aborted when the server stops: open event streams end (else closing would wait for them).
   const stopping = new AbortController();
   const app: ReturnType<typeof createApp> = createApp({
@@ -185,6 +214,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     closing: stopping.signal,
     recoveries,
     frameAncestors: config.frameAncestors,
+    operations: operationsRoutes({ readiness, metrics, metricsToken: config.metricsToken }),
   });
   const server: ServerType = await new Promise((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
@@ -214,8 +244,13 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     deliveries,
     retention,
     recoveries,
+    metrics,
+    readiness,
     close() {
       closing ??= (async () => {
+        // Not ready from now on; with a drain time, requests are still served meanwhile.
+        readiness.drain();
+        if (tuning.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, tuning.drainMs));
         stopping.abort();
         await new Promise<void>((done) => {
           // Requests in flight finish; connections that fall idle are closed as they do.

@@ -11,7 +11,7 @@ import type { ServiceContext } from '../services/context.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import { recordAttempt, writesHealth } from './endpoints.js';
-import { postWebhook } from './post-webhook.js';
+import { type PostResult, postWebhook } from './post-webhook.js';
 import { validSecrets } from './signing-secrets.js';
 
 export interface AttemptSettings {
@@ -35,6 +35,8 @@ export interface AttemptResult {
   unanswered: boolean;
   /** This attempt disabled the endpoint: what it is owed has ended `failed`. */
   disabledEndpoint: boolean;
+  /** How the POST went (metrics: its outcome class and duration). */
+  post: PostResult;
 }
 
 /**
@@ -155,5 +157,6 @@ export async function attemptDelivery(
     next: written.next,
     unanswered: result.kind === 'network',
     disabledEndpoint: written.disabledNow,
+    post: result,
   };
 }

@@ -21,6 +21,7 @@
  */
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
+import type { PlatformMetrics } from '../observability/metrics.js';
 import { AdaptiveLimits } from '../queue/adaptive-limits.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
@@ -62,6 +63,8 @@ export interface DeliveryEngineOptions {
   /** The clock (Unix ms; default the service clock), controllable in tests. */
   now?: () => number;
   logger?: Logger | undefined;
+  /** Counts attempts and ended deliveries (observability/metrics.ts). */
+  metrics?: Pick<PlatformMetrics, 'attempted'> | undefined;
 }
 
 /** A delivery in the pool, with the sealed secrets read when it was asked for (they sign its first attempt). */
@@ -84,6 +87,7 @@ export class DeliveryEngine {
   private readonly inFlight = new Set<Promise<void>>();
   /** Which endpoints have deliveries left unclaimed in the database, and whether unknown ones may wait. */
   private readonly backlog: Backlog<Job>;
+  private readonly metrics: DeliveryEngineOptions['metrics'];
   private running = false;
   private renewTimer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
@@ -96,6 +100,7 @@ export class DeliveryEngine {
 
   constructor(options: DeliveryEngineOptions) {
     this.ctx = options.ctx;
+    this.metrics = options.metrics;
     this.now = options.now ?? (() => options.ctx.now());
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? timeoutMs + 20_000;
@@ -134,6 +139,16 @@ export class DeliveryEngine {
       () => this.untilNextDue(options.pollMs ?? 1000),
       (error) => options.logger?.error({ err: error }, 'delivery pass failed'),
     );
+  }
+
+  /** Started and not stopped (readiness). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Deliveries held in this node's memory: waiting for a slot, and attempts in flight (metrics). */
+  get held(): { waiting: number; attempting: number } {
+    return { waiting: this.pool.waiting, attempting: this.inFlight.size };
   }
 
   start(): void {
@@ -232,6 +247,7 @@ export class DeliveryEngine {
     })
       .then(async (result) => {
         job.sealedSecrets = undefined;
+        this.metrics?.attempted(row.event_id, result.post, result.status, this.now());
         if (result.unanswered) this.limits.failed(endpoint);
         else if (result.status === 'delivered') this.limits.succeeded(endpoint);
         // What waits here for an endpoint this attempt disabled has ended failed in the database.

@@ -25,14 +25,18 @@ export interface OwedSettings extends CallSettings {
   workerAnswered(integration: string): void;
   /** Its worker failed; answers whether the failure opened its breaker (and until when). */
   workerFailed(integration: string, cause: string): Promise<Opened | undefined>;
+  /** The row's outcome was written (metrics). */
+  settled?(outcome: string): void;
 }
 
 export async function dispatchOwed(settings: OwedSettings, row: OutboxRow): Promise<void> {
   const { ctx } = settings;
   const settle = (outcome: string, record?: DispatchRecord) => {
     const set = { dispatched_at: ctx.now(), outcome, claimed_until: null };
-    if (record) return ctx.write((trx) => outbox.settleOwned(trx, ctx.dialect, row, record, set), { standalone: true });
-    return ctx.write((trx) => outbox.updateOwned(trx, row, set));
+    const written = record
+      ? ctx.write((trx) => outbox.settleOwned(trx, ctx.dialect, row, record, set), { standalone: true })
+      : ctx.write((trx) => outbox.updateOwned(trx, row, set));
+    return written.then(() => settings.settled?.(outcome));
   };
   if ((row.claimed_until as number) - ctx.now() < settings.leaseMs / 2) {
     // Waited long in memory: the lease is renewed first, so no other node takes the row meanwhile.
@@ -83,4 +87,5 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow): Prom
       }),
     { standalone: true },
   );
+  settings.settled?.('retrying');
 }

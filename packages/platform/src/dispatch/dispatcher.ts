@@ -62,6 +62,8 @@ export interface DispatcherOptions {
   breakerDelayMs?: number;
   /** The `env` of an in-process integration for an event dispatch, acting with the dispatch's grant. */
   bindingsFor?: (grant: DispatchGrant) => Record<string, unknown>;
+  /** Counts settled dispatches (observability/metrics.ts). */
+  metrics?: { dispatchSettled(outcome: string): void } | undefined;
 }
 
 export class Dispatcher {
@@ -107,6 +109,7 @@ export class Dispatcher {
       bindingsFor: options.bindingsFor,
       leaseMs: this.leaseMs,
       maxAttempts: options.maxAttempts ?? 5,
+      settled: options.metrics && ((outcome) => options.metrics?.dispatchSettled(outcome)),
       workerAnswered: (integration) => this.breakers.succeeded(integration),
       workerFailed: async (integration, cause) => {
         const opened = this.breakers.failed(integration);
@@ -139,6 +142,11 @@ export class Dispatcher {
       () => options.pollMs ?? 500,
       (error) => options.logger?.error({ err: error }, 'dispatch pass failed'),
     );
+  }
+
+  /** Started and not stopped (readiness). */
+  get isRunning(): boolean {
+    return this.running;
   }
 
   start(): void {

@@ -120,6 +120,13 @@ export class WorkerdHost implements Host {
     return this.workers.size;
   }
 
+  /** The resident memory of every live worker's process, in bytes (metrics; what cannot be read counts 0). */
+  memoryInUse(): number {
+    let total = 0;
+    for (const worker of this.workers.values()) if (worker.pid !== undefined) total += residentBytes(worker.pid) ?? 0;
+    return total;
+  }
+
   /** The pid of the workerd process of `bundle`'s worker, once it has started. */
   pidOf(bundle: IntegrationBundle): number | undefined {
     return this.workers.get(keyOf(bundle))?.pid;

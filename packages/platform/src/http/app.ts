@@ -5,7 +5,7 @@
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { readAtMost } from '@portico/runtime';
-import type { Context } from 'hono';
+import type { Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
@@ -72,6 +72,8 @@ export interface AppOptions {
   recoveries?: { wake(): void } | undefined;
   /** Origins whose pages may frame the dashboard (PORTICO_FRAME_ANCESTORS). */
   frameAncestors?: string[] | undefined;
+  /** `/readyz` and `/metrics` (observability/routes.ts). */
+  operations?: Hono | undefined;
 }
 
 /** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
@@ -217,6 +219,7 @@ export function createApp(options: AppOptions) {
   );
 
   app.get('/healthz', async (c) => c.json({ ok: true }));
+  if (options.operations) app.route('/', options.operations);
 
   sessionRoutes(app, {
     ctx,

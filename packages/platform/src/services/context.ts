@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { PlatformMetrics } from '../observability/metrics.js';
 import type { Durability } from '../storage/durability.js';
 import type { Write, WriteOptions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
@@ -33,6 +34,8 @@ export interface ServiceContext {
   routeOnIngest: (events: RoutableEvent[], now: number) => Promise<EventRouting | undefined>;
   /** The delivery engine's intake (answers nothing and does nothing until the engine runs). */
   deliveries: DeliveryIntake;
+  /** Counts what happens, in memory (observability/metrics.ts); unset in a context without a server. */
+  metrics?: Pick<PlatformMetrics, 'eventsStored'> | undefined;
 }
 
 /** How deliveries reach the delivery engine of this node (server.ts wires the engine's `intake` in). */

@@ -108,6 +108,7 @@ export async function ingestEvents(
     }
     routing?.committed(stored.owed);
     inserted = stored.events;
+    ctx.metrics?.eventsStored(rows, inserted, now);
     if (routing === undefined && inserted.size > 0) ctx.wake('events');
   }
   const answered = new Set<string>();

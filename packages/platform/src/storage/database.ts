@@ -22,6 +22,8 @@ export interface OpenDatabase {
   sqlite?: SQLite.Database;
   /** When commits are on disk (durability.ts): the API waits for it before acknowledging a write. */
   durability: Durability;
+  /** PostgreSQL: the pool's connections now (metrics); undefined on SQLite. */
+  poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 }
 
@@ -178,6 +180,12 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
     db,
     dialect: 'postgres',
     durability: DURABLE_AT_COMMIT,
+    poolUse: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max,
+    }),
     close: () => db.destroy(),
   };
 }

@@ -72,6 +72,8 @@ export class GroupCommit {
       optimistic?: boolean;
       /** Run standalone writes at once, each without a transaction (`WriteOptions`). */
       autocommit?: boolean;
+      /** Told the size of each batch taken for a transaction (metrics). */
+      onBatch?: (size: number) => void;
     } = {},
   ) {
     this.maxBatch = options.maxBatch ?? 500;
@@ -79,6 +81,7 @@ export class GroupCommit {
     this.oneTrip = options.oneTrip ?? false;
     this.optimistic = options.optimistic ?? false;
     this.autocommit = options.autocommit ?? false;
+    this.onBatch = options.onBatch;
   }
 
   private readonly maxBatch: number;
@@ -86,6 +89,7 @@ export class GroupCommit {
   private readonly oneTrip: boolean;
   private readonly optimistic: boolean;
   private readonly autocommit: boolean;
+  private readonly onBatch: ((size: number) => void) | undefined;
   /** Batches run again with savepoints because a write failed without them, for tests. */
   rerun = 0;
 
@@ -135,6 +139,7 @@ export class GroupCommit {
     while (this.queue.length > 0) {
       if (this.queue.length > this.maxBatch) this.kick();
       const batch = this.queue.splice(0, this.maxBatch);
+      this.onBatch?.(batch.length);
       if (this.optimistic && batch.length > 1 && (await this.runWhole(batch))) continue;
       const outcomes: Outcome[] = [];
       this.transactions++;
