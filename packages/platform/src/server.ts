@@ -110,11 +110,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
     await ctx.db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
-    await ctx.db
-      .updateTable('deliveries')
-      .set({ claimed_until: null })
-      .where('status', '=', 'pending')
-      .execute();
+    await ctx.db.updateTable('deliveries').set({ claimed_until: null }).where('status', '=', 'pending').execute();
   }
   const egress = createEgress({
     allowPrivateNetwork: config.allowPrivateNetwork,

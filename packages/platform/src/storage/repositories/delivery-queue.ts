@@ -47,11 +47,7 @@ export async function dueDeliveries(
 export async function claim(trx: Transaction<Database>, rows: DeliveryRow[], lease: number): Promise<void> {
   for (let i = 0; i < rows.length; i += ID_CHUNK) {
     const ids = rows.slice(i, i + ID_CHUNK).map((row) => row.id);
-    await trx
-      .updateTable('deliveries')
-      .set({ claimed_until: lease })
-      .where('id', 'in', ids)
-      .execute();
+    await trx.updateTable('deliveries').set({ claimed_until: lease }).where('id', 'in', ids).execute();
   }
   for (const row of rows) row.claimed_until = lease;
 }
