@@ -4,18 +4,16 @@
  * Errors are `{ error: { code, message } }` with a 4xx/5xx status.
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { readAtMost } from '@portico/runtime';
 import type { Context } from 'hono';
-import { getCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { DomainError, unauthenticated } from '../errors/domain-error.js';
-import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../services/auth.js';
-import type { Principal, ServiceContext } from '../services/context.js';
+import { DomainError } from '../errors/domain-error.js';
+import { principalOf, requireAdmin } from '../services/auth.js';
+import type { ServiceContext } from '../services/context.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
@@ -40,12 +38,17 @@ import {
 } from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
-import { createSignInLink, SESSION_COOKIE, type SessionCredentials, sessionOf } from '../services/sessions.js';
-import { sameSecret } from '../services/tokens.js';
+import { createSignInLink } from '../services/sessions.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { directoryRoutes } from './directory-routes.js';
+import { bodyLimit } from './middleware/body-limit.js';
+import { callerOf } from './middleware/credentials.js';
+import { durabilityGate } from './middleware/durability.js';
+import { notFound } from './middleware/not-found.js';
+import { requestLog } from './middleware/request-log.js';
+import { validationHook } from './middleware/validation.js';
 import { oauthStartRoutes } from './oauth-start-routes.js';
 import { onError } from './on-error.js';
 import { orgRoutes } from './org-routes.js';
@@ -74,14 +77,6 @@ export interface AppOptions {
   frameAncestors?: string[] | undefined;
 }
 
-/** Bodies larger than this are refused with 413 (publishing: the larger limit, for the script). */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const PUBLISH_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
-/** Requests to public endpoints may carry up to this much (webhooks with attachments, uploads). */
-export const PUBLIC_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
-const PUBLIC_PATH = /^\/v1\/installations\/[^/]+\/public(\/|$)/;
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 const tags = {
   directory: ['Organizations and users'],
   integrations: ['Integrations'],
@@ -92,129 +87,16 @@ const tags = {
 
 export function createApp(options: AppOptions) {
   const { ctx, adminToken, dispatcher } = options;
-  const app = new OpenAPIHono({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        return c.json(
-          { error: { code: 'invalid_request', message: describeValidationError(result.target, result.error) } },
-          400,
-        );
-      }
-    },
-  });
-  /** The request's session cookie, resolved, its CSRF token checked when the request changes something. */
-  const sessionFor = async (
-    c: Context,
-    cookie = getCookie(c, SESSION_COOKIE),
-  ): Promise<SessionCredentials | undefined> => {
-    if (cookie === undefined) return undefined;
-    const session = await sessionOf(ctx, adminToken, cookie);
-    if (
-      session !== undefined &&
-      !SAFE_METHODS.has(c.req.method) &&
-      !sameSecret(c.req.header('x-csrf-token'), session.csrfToken)
-    ) {
-      throw new DomainError(
-        'forbidden',
-        'csrf_refused',
-        'a request that changes something must carry the session’s CSRF token in X-CSRF-Token (GET /v1/session answers it)',
-      );
-    }
-    return session;
-  };
-  /**
-   * A request's credentials: its bearer token, else its session cookie (services/sessions.ts).
-   * Routes that look the token up in the query that reads what they answer use these; the others
-   * use `principal`.
-   */
-  const credentials = async (c: Context): Promise<Credentials> => {
-    const header = c.req.header('authorization');
-    const cookie = header === undefined ? getCookie(c, SESSION_COOKIE) : undefined;
-    if (cookie === undefined) return credentialsOf(adminToken, header);
-    const session = await sessionFor(c, cookie);
-    if (session === undefined) {
-      throw unauthenticated('the session has ended (signed out, expired, or its token was revoked): sign in again');
-    }
-    return session.credentials;
-  };
-  const principal = async (c: Context): Promise<Principal> => {
-    return principalOf(ctx, await credentials(c));
-  };
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  const caller = callerOf(ctx, adminToken);
+  const { credentials, principal } = caller;
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    await next();
-    options.logger?.info(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      'request',
-    );
-  });
-
-  // A request that wrote is answered once its writes are on disk (storage/durability.ts).
-  app.use('*', async (c, next) => {
-    const mark = ctx.durability.mark();
-    await next();
-    try {
-      await ctx.durability.after(mark);
-    } catch (error) {
-      options.logger?.error({ err: error }, 'could not sync the database log to disk');
-      throw new DomainError(
-        'unavailable',
-        'not_durable',
-        `the change was committed, but the database log could not be synced to disk (${(error as Error).message}); a power loss could undo it. Check the disk that holds the data directory, then read the change back before relying on it`,
-      );
-    }
-  });
-
-  app.use('*', async (c, next) => {
-    const limit =
-      c.req.path === '/v1/integrations' || c.req.path === '/v1/events/batch'
-        ? PUBLISH_BODY_LIMIT_BYTES
-        : PUBLIC_PATH.test(c.req.path)
-          ? PUBLIC_BODY_LIMIT_BYTES
-          : BODY_LIMIT_BYTES;
-    const declared = Number(c.req.header('content-length') ?? '0');
-    if (declared > limit)
-      throw new DomainError(
-        'too_large',
-        'payload_too_large',
-        `the body is ${declared} bytes; the limit for this route is ${limit}`,
-      );
-    // (Asked in this order: reading `body` makes the Node adapter build a whole Request.)
-    if (
-      c.req.method !== 'GET' &&
-      c.req.method !== 'HEAD' &&
-      c.req.header('content-length') === undefined &&
-      c.req.raw.body !== null
-    ) {
-      // A body of unknown length (chunked) is read here, up to the limit, so no route reads more.
-      const bytes = await readAtMost(c.req.raw, limit);
-      if (bytes === undefined)
-        throw new DomainError(
-          'too_large',
-          'payload_too_large',
-          `the body is larger than the limit for this route, ${limit} bytes`,
-        );
-      c.req.raw = new Request(c.req.raw, { body: bytes });
-    }
-    await next();
-  });
-
+  app.use('*', requestLog(options.logger));
+  app.use('*', durabilityGate(ctx, options.logger));
+  app.use('*', bodyLimit());
   app.onError(onError(options.logger));
-
-  app.notFound((c) =>
-    c.json(
-      { error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /v1/openapi.json` } },
-      404,
-    ),
-  );
+  app.notFound(notFound);
 
   app.get('/healthz', async (c) => c.json({ ok: true }));
 
@@ -223,7 +105,7 @@ export function createApp(options: AppOptions) {
     adminToken,
     embeddable: (options.frameAncestors?.length ?? 0) > 0,
     sessionOf: async (c) => {
-      const session = await sessionFor(c);
+      const session = await caller.session(c);
       if (session === undefined) return undefined;
       return { principal: await principalOf(ctx, session.credentials), csrfToken: session.csrfToken };
     },
