@@ -55,8 +55,9 @@ import { orgRoutes } from './org-routes.js';
 import { InstallationRead, IntegrationPage } from './page-schemas.js';
 import { recoveryRoutes } from './recovery-routes.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
+import { healthRoutes } from './routes/health.js';
+import { sessionRoutes } from './routes/sessions.js';
 import * as S from './schemas.js';
-import { sessionRoutes } from './session-routes.js';
 import { streamRoutes } from './stream-routes.js';
 import { traceRoutes } from './trace-routes.js';
 import { describeValidationError } from './validation-error.js';
@@ -98,18 +99,20 @@ export function createApp(options: AppOptions) {
   app.onError(onError(options.logger));
   app.notFound(notFound);
 
-  app.get('/healthz', async (c) => c.json({ ok: true }));
-
-  sessionRoutes(app, {
-    ctx,
-    adminToken,
-    embeddable: (options.frameAncestors?.length ?? 0) > 0,
-    sessionOf: async (c) => {
-      const session = await caller.session(c);
-      if (session === undefined) return undefined;
-      return { principal: await principalOf(ctx, session.credentials), csrfToken: session.csrfToken };
-    },
-  });
+  app.route('/', healthRoutes());
+  app.route(
+    '/',
+    sessionRoutes({
+      ctx,
+      adminToken,
+      embeddable: (options.frameAncestors?.length ?? 0) > 0,
+      sessionOf: async (c) => {
+        const session = await caller.session(c);
+        if (session === undefined) return undefined;
+        return { principal: await principalOf(ctx, session.credentials), csrfToken: session.csrfToken };
+      },
+    }),
+  );
 
   // Organizations, spaces, sites, users, memberships (the operator syncs them in).
   app.openapi(

@@ -33,7 +33,17 @@ export function jsonAnswer<T extends z.ZodType>(schema: T, description = 'OK') {
 
 export const bearer = [{ bearer: [] }];
 
-/** What the route modules of the dashboard's API are given by createApp. */
+/** The groups of the OpenAPI document. */
+export const TAGS = {
+  directory: ['Organizations and users'],
+  integrations: ['Integrations'],
+  installations: ['Installations'],
+  events: ['Events'],
+  deliveries: ['Webhook deliveries'],
+  sessions: ['Sessions'],
+};
+
+/** What the route modules (routes/) are given by createApp. */
 export interface RouteDeps {
   ctx: ServiceContext;
   dispatcher: Dispatcher;

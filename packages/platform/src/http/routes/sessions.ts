@@ -3,13 +3,13 @@
  * SameSite=Strict cookie (Secure over https); the answer carries the CSRF token the dashboard sends
  * back in `X-CSRF-Token` on every request that changes something.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { unauthenticated } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
-import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../services/sessions.js';
-import { errorResponses, jsonAnswer, jsonBody } from './route.js';
+import { unauthenticated } from '../../errors/domain-error.js';
+import type { Principal, ServiceContext } from '../../services/context.js';
+import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../../services/sessions.js';
+import { errorResponses, jsonAnswer, jsonBody, TAGS } from '../route.js';
 
 const SessionInput = z
   .object({
@@ -32,7 +32,7 @@ const Session = z
   })
   .openapi('Session');
 
-const tags = ['Sessions'];
+const tags = TAGS.sessions;
 
 export interface SessionRouteOptions {
   ctx: ServiceContext;
@@ -47,10 +47,8 @@ export interface SessionRouteOptions {
   sessionOf(c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined>;
 }
 
-export function sessionRoutes(
-  app: OpenAPIHono,
-  { ctx, adminToken, sessionOf, embeddable = false }: SessionRouteOptions,
-) {
+export function sessionRoutes({ ctx, adminToken, sessionOf, embeddable = false }: SessionRouteOptions): OpenAPIHono {
+  const app = new OpenAPIHono();
   const view = async (principal: Principal, csrfToken: string) => ({
     principal: await signedIn(ctx, principal),
     csrfToken,
@@ -114,4 +112,5 @@ export function sessionRoutes(
       return c.body(null, 204);
     },
   );
+  return app;
 }
