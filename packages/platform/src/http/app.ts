@@ -14,7 +14,6 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError } from '../errors/domain-error.js';
 import { principalOf, requireAdmin } from '../services/auth.js';
 import type { ServiceContext } from '../services/context.js';
-import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import { installationPage } from '../services/installation-page.js';
@@ -38,7 +37,6 @@ import {
 } from '../services/integration-calls.js';
 import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
-import { createSignInLink } from '../services/sessions.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
@@ -51,12 +49,13 @@ import { requestLog } from './middleware/request-log.js';
 import { validationHook } from './middleware/validation.js';
 import { oauthStartRoutes } from './oauth-start-routes.js';
 import { onError } from './on-error.js';
-import { orgRoutes } from './org-routes.js';
 import { InstallationRead, IntegrationPage } from './page-schemas.js';
 import { recoveryRoutes } from './recovery-routes.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
 import { healthRoutes } from './routes/health.js';
+import { organizationRoutes } from './routes/organizations.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { userRoutes } from './routes/users.js';
 import * as S from './schemas.js';
 import { streamRoutes } from './stream-routes.js';
 import { traceRoutes } from './trace-routes.js';
@@ -91,6 +90,7 @@ export function createApp(options: AppOptions) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const caller = callerOf(ctx, adminToken);
   const { credentials, principal } = caller;
+  const deps: RouteDeps = { ctx, dispatcher, principal };
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.use('*', requestLog(options.logger));
@@ -114,95 +114,8 @@ export function createApp(options: AppOptions) {
     }),
   );
 
-  // Organizations, spaces, sites, users, memberships (the operator syncs them in).
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/orgs',
-      summary: 'Create an organization (operator)',
-      tags: tags.directory,
-      security: bearer,
-      request: { body: jsonBody(S.OrganizationInput) },
-      responses: { 201: jsonAnswer(S.Organization), ...errorResponses },
-    }),
-    async (c) => {
-      requireAdmin(await principal(c));
-      return c.json(await createOrganization(ctx, c.req.valid('json')), 201);
-    },
-  );
-
-  for (const kind of ['spaces', 'sites'] as const) {
-    app.openapi(
-      createRoute({
-        method: 'post',
-        path: `/v1/orgs/{org}/${kind}`,
-        summary: `Create a ${kind === 'spaces' ? 'space' : 'site'} in an organization (operator)`,
-        tags: tags.directory,
-        security: bearer,
-        request: { params: z.object({ org: S.Id }), body: jsonBody(S.PlaceInput) },
-        responses: { 201: jsonAnswer(S.Place), ...errorResponses },
-      }),
-      async (c) => {
-        requireAdmin(await principal(c));
-        return c.json(await createPlace(ctx, kind, c.req.valid('param').org, c.req.valid('json')), 201);
-      },
-    );
-  }
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/users',
-      summary: 'Create a user and their API token (operator); the token is shown only here',
-      tags: tags.directory,
-      security: bearer,
-      request: { body: jsonBody(S.UserInput) },
-      responses: { 201: jsonAnswer(S.UserCreated), ...errorResponses },
-    }),
-    async (c) => {
-      requireAdmin(await principal(c));
-      return c.json(await createUser(ctx, c.req.valid('json')), 201);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/users/{id}/sign-in-links',
-      summary:
-        'A one-time link that signs the user in to the dashboard, at `path` when given (operator); valid 15 minutes',
-      tags: tags.directory,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(S.SignInLinkInput) },
-      responses: { 201: jsonAnswer(S.SignInLink), ...errorResponses },
-    }),
-    async (c) => {
-      requireAdmin(await principal(c));
-      const { path } = c.req.valid('json');
-      return c.json(await createSignInLink(ctx, c.req.valid('param').id, path), 201);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'put',
-      path: '/v1/orgs/{org}/members/{user}',
-      summary: 'Make a user a member (or admin) of an organization (operator)',
-      tags: tags.directory,
-      security: bearer,
-      request: {
-        params: z.object({ org: S.Id, user: S.Id }),
-        body: { ...jsonBody(S.MembershipInput), required: false },
-      },
-      responses: { 200: jsonAnswer(S.Membership), ...errorResponses },
-    }),
-    async (c) => {
-      requireAdmin(await principal(c));
-      const { org, user } = c.req.valid('param');
-      const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? {} : c.req.valid('json');
-      return c.json(await setMembership(ctx, org, user, body.role ?? 'member'), 200);
-    },
-  );
+  app.route('/', organizationRoutes(deps));
+  app.route('/', userRoutes(deps));
 
   // Integrations.
   app.openapi(
@@ -635,8 +548,6 @@ export function createApp(options: AppOptions) {
     });
   }
 
-  const deps: RouteDeps = { ctx, dispatcher, principal };
-  orgRoutes(app, deps);
   directoryRoutes(app, deps);
   oauthStartRoutes(app, deps);
   streamRoutes(app, deps, { closing: options.closing });
