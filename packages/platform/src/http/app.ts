@@ -29,18 +29,11 @@ import {
   statusHistory,
   uninstall,
 } from '../services/installations.js';
-import {
-  callPublicEndpoint,
-  integrationComponents,
-  publishWarnings,
-  renderComponent,
-} from '../services/integration-calls.js';
-import { getIntegration, publish } from '../services/integrations.js';
+import { callPublicEndpoint, renderComponent } from '../services/integration-calls.js';
 import { setSelection } from '../services/selection.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
-import { directoryRoutes } from './directory-routes.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { callerOf } from './middleware/credentials.js';
 import { durabilityGate } from './middleware/durability.js';
@@ -49,10 +42,11 @@ import { requestLog } from './middleware/request-log.js';
 import { validationHook } from './middleware/validation.js';
 import { oauthStartRoutes } from './oauth-start-routes.js';
 import { onError } from './on-error.js';
-import { InstallationRead, IntegrationPage } from './page-schemas.js';
+import { InstallationRead } from './page-schemas.js';
 import { recoveryRoutes } from './recovery-routes.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
 import { healthRoutes } from './routes/health.js';
+import { integrationRoutes } from './routes/integrations.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { userRoutes } from './routes/users.js';
@@ -117,50 +111,7 @@ export function createApp(options: AppOptions) {
   app.route('/', organizationRoutes(deps));
   app.route('/', userRoutes(deps));
 
-  // Integrations.
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/integrations',
-      summary: 'Publish an integration, or a new version of one of your organization’s',
-      tags: tags.integrations,
-      security: bearer,
-      request: { body: jsonBody(S.PublishInput) },
-      responses: { 201: jsonAnswer(S.Published.extend({ warnings: z.array(z.string()) })), ...errorResponses },
-    }),
-    async (c) => {
-      const published = await publish(ctx, await principal(c), c.req.valid('json'));
-      return c.json(
-        { ...published, warnings: await publishWarnings(dispatcher, published.name, published.version) },
-        201,
-      );
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/integrations/{name}',
-      summary:
-        'Read an integration for its page: its manifest without secrets, what each scope grants, its configuration schemas, files and components',
-      tags: tags.integrations,
-      security: bearer,
-      request: {
-        params: z.object({ name: z.string() }),
-        query: z.object({
-          shareToken: z.string().optional(),
-          share: z.string().optional().openapi({ description: 'The same as shareToken' }),
-        }),
-      },
-      responses: { 200: jsonAnswer(IntegrationPage), ...errorResponses },
-    }),
-    async (c) => {
-      const { name } = c.req.valid('param');
-      const { shareToken, share } = c.req.valid('query');
-      const integration = await getIntegration(ctx, await principal(c), name, shareToken ?? share);
-      return c.json({ ...integration, components: await integrationComponents(dispatcher, name) }, 200);
-    },
-  );
+  app.route('/', integrationRoutes(deps));
 
   // Installations.
   app.openapi(
@@ -548,7 +499,6 @@ export function createApp(options: AppOptions) {
     });
   }
 
-  directoryRoutes(app, deps);
   oauthStartRoutes(app, deps);
   streamRoutes(app, deps, { closing: options.closing });
   recoveryRoutes(app, deps, options.recoveries);
