@@ -11,11 +11,9 @@ import { enableEndpoint, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { DomainError } from '../errors/domain-error.js';
-import { principalOf, requireAdmin } from '../services/auth.js';
+import { principalOf } from '../services/auth.js';
 import type { ServiceContext } from '../services/context.js';
 import { listDispatches } from '../services/dispatch-log.js';
-import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import { authorizedInstallation } from '../services/installations.js';
 import { callPublicEndpoint, renderComponent } from '../services/integration-calls.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
@@ -31,6 +29,7 @@ import { oauthStartRoutes } from './oauth-start-routes.js';
 import { onError } from './on-error.js';
 import { recoveryRoutes } from './recovery-routes.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
 import { integrationRoutes } from './routes/integrations.js';
@@ -40,7 +39,6 @@ import { userRoutes } from './routes/users.js';
 import * as S from './schemas.js';
 import { streamRoutes } from './stream-routes.js';
 import { traceRoutes } from './trace-routes.js';
-import { describeValidationError } from './validation-error.js';
 
 export interface AppOptions {
   ctx: ServiceContext;
@@ -102,54 +100,7 @@ export function createApp(options: AppOptions) {
 
   app.route('/', installationRoutes({ ...deps, credentials }));
 
-  // Events, components, public endpoints: where the platform reaches integrations.
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/events',
-      summary:
-        'Ingest a platform event (operator): persisted, acknowledged, then routed to the installations it concerns',
-      tags: tags.events,
-      security: bearer,
-      request: { body: jsonBody(S.EventInput) },
-      responses: { 202: jsonAnswer(S.EventAccepted), ...errorResponses },
-    }),
-    async (c) => {
-      requireAdmin(await principal(c));
-      return c.json(await ingestEvent(ctx, c.req.valid('json')), 202);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/events/batch',
-      summary: `Ingest up to ${S.MAX_BATCH_EVENTS} events at once (operator): each is checked, persisted and answered as the single route would; an invalid one gets its own error`,
-      tags: tags.events,
-      security: bearer,
-      request: { body: jsonBody(S.EventBatchInput) },
-      responses: { 202: jsonAnswer(S.EventBatchResult), ...errorResponses },
-    }),
-    async (c) => {
-      requireAdmin(await principal(c));
-      const { events } = c.req.valid('json');
-      const results = await ingestEvents(
-        ctx,
-        events.map((event, index) => {
-          const parsed = S.EventInput.safeParse(event);
-          if (parsed.success) return parsed.data as IncomingEvent;
-          const reason = describeValidationError(`events.${index}`, parsed.error).replace(/^invalid request: /, '');
-          return new DomainError('invalid', 'invalid_event', reason);
-        }),
-      );
-      return c.json(
-        {
-          results: results.map((r) => ('error' in r ? { error: { code: r.error.code, message: r.error.message } } : r)),
-        },
-        202,
-      );
-    },
-  );
+  app.route('/', eventRoutes(deps));
 
   app.openapi(
     createRoute({

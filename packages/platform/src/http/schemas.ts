@@ -314,6 +314,9 @@ export const DeliveryInput = z
   })
   .openapi('DeliveryInput');
 
+/** What a read across installations adds to each item. */
+export const WithInstallation = z.object({ installationId: z.string() });
+
 export const Delivery = z
   .object({
     id: z.string(),
