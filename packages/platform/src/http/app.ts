@@ -6,15 +6,10 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
-import { enableEndpoint, listEndpoints } from '../delivery/endpoints.js';
-import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
-import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { principalOf } from '../services/auth.js';
 import type { ServiceContext } from '../services/context.js';
 import { listDispatches } from '../services/dispatch-log.js';
-import { authorizedInstallation } from '../services/installations.js';
 import { callPublicEndpoint, renderComponent } from '../services/integration-calls.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';
@@ -29,6 +24,7 @@ import { oauthStartRoutes } from './oauth-start-routes.js';
 import { onError } from './on-error.js';
 import { recoveryRoutes } from './recovery-routes.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
+import { deliveryRoutes } from './routes/deliveries.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
@@ -38,7 +34,6 @@ import { sessionRoutes } from './routes/sessions.js';
 import { userRoutes } from './routes/users.js';
 import * as S from './schemas.js';
 import { streamRoutes } from './stream-routes.js';
-import { traceRoutes } from './trace-routes.js';
 
 export interface AppOptions {
   ctx: ServiceContext;
@@ -134,148 +129,7 @@ export function createApp(options: AppOptions) {
     async (c) => c.json(await listDispatches(ctx, await principal(c), c.req.valid('param').id), 200),
   );
 
-  // Webhook deliveries and signing secrets.
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/installations/{id}/deliveries',
-      summary:
-        'Ask the delivery engine to deliver a signed JSON body to a URL (the installation itself, or its organization)',
-      tags: tags.deliveries,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(S.DeliveryInput) },
-      responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
-    }),
-    async (c) =>
-      c.json(await requestDelivery(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 202),
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/installations/{id}/deliveries',
-      summary: 'Deliveries with their attempts, newest first; the next page’s cursor is in X-Next-Cursor',
-      tags: tags.deliveries,
-      security: bearer,
-      request: {
-        params: z.object({ id: z.string() }),
-        query: z.object({
-          status: z.enum(['pending', 'delivered', 'failed']).optional(),
-          eventId: z.string().optional(),
-          limit: z.coerce.number().int().min(1).max(200).optional(),
-          cursor: z.string().optional(),
-          latest: z.enum(['true', 'false']).optional().openapi({
-            description:
-              'true: only the latest delivery of each event and URL (one redelivered since is left out, so its redelivery decides the status filter)',
-          }),
-        }),
-      },
-      responses: { 200: jsonAnswer(z.array(S.Delivery)), ...errorResponses },
-    }),
-    async (c) => {
-      const { latest, ...query } = c.req.valid('query');
-      const page = await listDeliveries(ctx, await principal(c), c.req.valid('param').id, {
-        ...query,
-        latest: latest === 'true',
-      });
-      if (page.nextCursor) c.header('x-next-cursor', page.nextCursor);
-      return c.json(page.deliveries, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/installations/{id}/endpoints',
-      summary:
-        'The URLs this installation delivers to, with their health (failures in a row, last success) and whether they are disabled',
-      tags: tags.deliveries,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(z.array(S.Endpoint)), ...errorResponses },
-    }),
-    async (c) => c.json(await listEndpoints(ctx, await principal(c), c.req.valid('param').id), 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/installations/{id}/endpoints/{endpointId}/enable',
-      summary:
-        'Enable a disabled endpoint: new deliveries go to it again (redeliver what failed while it was disabled)',
-      tags: tags.deliveries,
-      security: bearer,
-      request: { params: z.object({ id: z.string(), endpointId: z.string() }) },
-      responses: { 200: jsonAnswer(S.Endpoint), ...errorResponses },
-    }),
-    async (c) => {
-      const { id, endpointId } = c.req.valid('param');
-      return c.json(await enableEndpoint(ctx, await principal(c), id, endpointId), 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/deliveries/{id}/redeliver',
-      summary: 'Deliver again: a new delivery with the same body and eventId',
-      tags: tags.deliveries,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 202: jsonAnswer(S.Delivery), ...errorResponses },
-    }),
-    async (c) => c.json(await redeliver(ctx, await principal(c), c.req.valid('param').id), 202),
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/installations/{id}/signing-secret',
-      summary:
-        'The current signing secret of X-Platform-Signature (created on first use), and the previous ones still signing after a rotation',
-      tags: tags.deliveries,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(S.SigningSecret), ...errorResponses },
-    }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      await authorizedInstallation(ctx, await principal(c), id);
-      return c.json(await secretsView(ctx, id), 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/installations/{id}/signing-secret/rotate',
-      summary: 'Make a new signing secret current; the previous one keeps signing for 24 h',
-      tags: tags.deliveries,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(S.SigningSecret), ...errorResponses },
-    }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      await authorizedInstallation(ctx, await principal(c), id);
-      await rotateSecret(ctx, id);
-      return c.json(await secretsView(ctx, id), 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/installations/{id}/test-delivery',
-      summary:
-        'Send test event: a signed example `{ eventId, type: "webhook_test", installationId, test: true }` to the configured URL, through the delivery engine',
-      tags: tags.deliveries,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 202: jsonAnswer(S.TestDelivery), ...errorResponses },
-    }),
-    async (c) => c.json(await sendTestDelivery(ctx, await principal(c), c.req.valid('param').id), 202),
-  );
+  app.route('/', deliveryRoutes(deps));
 
   const publicEndpoint = async (c: Context) => callPublicEndpoint(ctx, dispatcher, c.req.param('id') ?? '', c.req.raw);
   app.all('/v1/installations/:id/public', publicEndpoint);
@@ -300,7 +154,6 @@ export function createApp(options: AppOptions) {
   streamRoutes(app, deps, { closing: options.closing });
   recoveryRoutes(app, deps, options.recoveries);
   completionRoutes(app, deps);
-  traceRoutes(app, deps);
   app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
   app.doc31('/v1/openapi.json', {
