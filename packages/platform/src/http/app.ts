@@ -3,14 +3,11 @@
  * request and generate the OpenAPI 3.1 document at /v1/openapi.json, so the two cannot drift.
  * Errors are `{ error: { code, message } }` with a 4xx/5xx status.
  */
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Logger } from 'pino';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { principalOf } from '../services/auth.js';
 import type { ServiceContext } from '../services/context.js';
-import { listDispatches } from '../services/dispatch-log.js';
-import { callPublicEndpoint, renderComponent } from '../services/integration-calls.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';
 import { dashboardFiles } from './dashboard-files.js';
@@ -23,16 +20,18 @@ import { validationHook } from './middleware/validation.js';
 import { oauthStartRoutes } from './oauth-start-routes.js';
 import { onError } from './on-error.js';
 import { recoveryRoutes } from './recovery-routes.js';
-import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
+import type { RouteDeps } from './route.js';
+import { componentRoutes } from './routes/components.js';
 import { deliveryRoutes } from './routes/deliveries.js';
+import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { organizationRoutes } from './routes/organizations.js';
+import { publicEndpointRoutes } from './routes/public-endpoints.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { userRoutes } from './routes/users.js';
-import * as S from './schemas.js';
 import { streamRoutes } from './stream-routes.js';
 
 export interface AppOptions {
@@ -51,7 +50,7 @@ export interface AppOptions {
   frameAncestors?: string[] | undefined;
 }
 
-const tags = {
+const _tags = {
   directory: ['Organizations and users'],
   integrations: ['Integrations'],
   installations: ['Installations'],
@@ -97,58 +96,11 @@ export function createApp(options: AppOptions) {
 
   app.route('/', eventRoutes(deps));
 
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/installations/{id}/components/{componentId}/render',
-      summary: 'Render a component (ui_render), running an action first when one is given',
-      tags: tags.installations,
-      security: bearer,
-      request: { params: z.object({ id: z.string(), componentId: z.string() }), body: jsonBody(S.RenderInput) },
-      responses: { 200: jsonAnswer(S.Rendered), ...errorResponses },
-    }),
-    async (c) => {
-      const { id, componentId } = c.req.valid('param');
-      return c.json(
-        await renderComponent(ctx, dispatcher, await principal(c), id, componentId, c.req.valid('json')),
-        200,
-      );
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/installations/{id}/dispatches',
-      summary: 'The latest dispatches to this installation: event, host, status, duration, error and logs',
-      tags: tags.installations,
-      security: bearer,
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(z.array(S.DispatchRecord)), ...errorResponses },
-    }),
-    async (c) => c.json(await listDispatches(ctx, await principal(c), c.req.valid('param').id), 200),
-  );
-
+  app.route('/', componentRoutes(deps));
+  app.route('/', dispatchRoutes(deps));
   app.route('/', deliveryRoutes(deps));
 
-  const publicEndpoint = async (c: Context) => callPublicEndpoint(ctx, dispatcher, c.req.param('id') ?? '', c.req.raw);
-  app.all('/v1/installations/:id/public', publicEndpoint);
-  app.all('/v1/installations/:id/public/*', publicEndpoint);
-  for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
-    app.openAPIRegistry.registerPath({
-      method,
-      path: '/v1/installations/{id}/public/{path}',
-      summary: "The installation's public endpoint: any method, any body, handed unchanged to the integration's fetch",
-      tags: tags.installations,
-      request: { params: z.object({ id: z.string(), path: z.string() }) },
-      responses: {
-        200: { description: "Whatever the integration's fetch handler answers" },
-        404: errorResponses[404],
-        413: errorResponses[413],
-        503: { description: 'The installation is paused' },
-      },
-    });
-  }
+  app.route('/', publicEndpointRoutes(deps));
 
   oauthStartRoutes(app, deps);
   streamRoutes(app, deps, { closing: options.closing });
