@@ -12,7 +12,7 @@ import { serve } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unauthenticated } from './errors/domain-error.js';
-import { streamRoutes } from './http/stream-routes.js';
+import { streamRoutes } from './http/routes/streams.js';
 import { startPlatform } from './server.js';
 import type { Principal } from './services/context.js';
 import { backends } from './test-support/backends.js';
@@ -250,17 +250,19 @@ describe('the live stream’s heartbeat', () => {
     let allowed = true;
     const app = new OpenAPIHono();
     app.onError((error) => new Response(String(error), { status: 500 }));
-    streamRoutes(
-      app,
-      {
-        ctx: platform.ctx,
-        dispatcher: platform.dispatcher,
-        principal: async (): Promise<Principal> => {
-          if (!allowed) throw unauthenticated('the session has ended (signed out, expired, or its token was revoked)');
-          return { kind: 'admin' };
+    app.route(
+      '/',
+      streamRoutes(
+        {
+          ctx: platform.ctx,
+          principal: async (): Promise<Principal> => {
+            if (!allowed)
+              throw unauthenticated('the session has ended (signed out, expired, or its token was revoked)');
+            return { kind: 'admin' };
+          },
         },
-      },
-      { heartbeatMs: 300 },
+        { heartbeatMs: 300 },
+      ),
     );
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((r) => server.once('listening', r));

@@ -1,38 +1,41 @@
 /**
  * The HTTP API (DESIGN.md's contract table): Hono with route definitions that validate each
  * request and generate the OpenAPI 3.1 document at /v1/openapi.json, so the two cannot drift.
- * Errors are `{ error: { code, message } }` with a 4xx/5xx status.
+ * Errors are `{ error: { code, message } }` with a 4xx/5xx status (on-error.ts).
+ *
+ * This file only composes: the middlewares (middleware/), then one route module per resource
+ * (routes/), each an OpenAPIHono whose routes and schemas `app.route()` adds to this app's
+ * document. The dashboard's files come last: every other GET outside /v1 is the web app's.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Logger } from 'pino';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { principalOf } from '../services/auth.js';
 import type { ServiceContext } from '../services/context.js';
-import { compatGitBookRoutes } from './compat-gitbook-routes.js';
-import { completionRoutes } from './completion-routes.js';
-import { dashboardFiles } from './dashboard-files.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { callerOf } from './middleware/credentials.js';
 import { durabilityGate } from './middleware/durability.js';
 import { notFound } from './middleware/not-found.js';
 import { requestLog } from './middleware/request-log.js';
 import { validationHook } from './middleware/validation.js';
-import { oauthStartRoutes } from './oauth-start-routes.js';
 import { onError } from './on-error.js';
-import { recoveryRoutes } from './recovery-routes.js';
 import type { RouteDeps } from './route.js';
+import { compatGitBookRoutes } from './routes/compat-gitbook.js';
+import { completionRoutes } from './routes/completions.js';
 import { componentRoutes } from './routes/components.js';
+import { dashboardFiles } from './routes/dashboard-files.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
 import { integrationRoutes } from './routes/integrations.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { publicEndpointRoutes } from './routes/public-endpoints.js';
+import { recoveryRoutes } from './routes/recoveries.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { streamRoutes } from './routes/streams.js';
 import { userRoutes } from './routes/users.js';
-import { streamRoutes } from './stream-routes.js';
 
 export interface AppOptions {
   ctx: ServiceContext;
@@ -50,62 +53,35 @@ export interface AppOptions {
   frameAncestors?: string[] | undefined;
 }
 
-const _tags = {
-  directory: ['Organizations and users'],
-  integrations: ['Integrations'],
-  installations: ['Installations'],
-  events: ['Events'],
-  deliveries: ['Webhook deliveries'],
-};
-
 export function createApp(options: AppOptions) {
-  const { ctx, adminToken, dispatcher } = options;
+  const { ctx, adminToken, dispatcher, logger } = options;
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const caller = callerOf(ctx, adminToken);
-  const { credentials, principal } = caller;
-  const deps: RouteDeps = { ctx, dispatcher, principal };
+  const deps: RouteDeps = { ctx, dispatcher, principal: caller.principal };
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  app.use('*', requestLog(options.logger));
-  app.use('*', durabilityGate(ctx, options.logger));
+  app.use('*', requestLog(logger));
+  app.use('*', durabilityGate(ctx, logger));
   app.use('*', bodyLimit());
-  app.onError(onError(options.logger));
+  app.onError(onError(logger));
   app.notFound(notFound);
 
+  const embeddable = (options.frameAncestors?.length ?? 0) > 0;
   app.route('/', healthRoutes());
-  app.route(
-    '/',
-    sessionRoutes({
-      ctx,
-      adminToken,
-      embeddable: (options.frameAncestors?.length ?? 0) > 0,
-      sessionOf: async (c) => {
-        const session = await caller.session(c);
-        if (session === undefined) return undefined;
-        return { principal: await principalOf(ctx, session.credentials), csrfToken: session.csrfToken };
-      },
-    }),
-  );
-
+  app.route('/', sessionRoutes({ ctx, adminToken, embeddable, session: caller.session }));
   app.route('/', organizationRoutes(deps));
   app.route('/', userRoutes(deps));
-
   app.route('/', integrationRoutes(deps));
-
-  app.route('/', installationRoutes({ ...deps, credentials }));
-
+  app.route('/', installationRoutes({ ...deps, credentials: caller.credentials }));
   app.route('/', eventRoutes(deps));
-
   app.route('/', componentRoutes(deps));
   app.route('/', dispatchRoutes(deps));
   app.route('/', deliveryRoutes(deps));
-
   app.route('/', publicEndpointRoutes(deps));
-
-  oauthStartRoutes(app, deps);
-  streamRoutes(app, deps, { closing: options.closing });
-  recoveryRoutes(app, deps, options.recoveries);
-  completionRoutes(app, deps);
+  app.route('/', oauthRoutes(deps));
+  app.route('/', streamRoutes(deps, { closing: options.closing }));
+  app.route('/', recoveryRoutes(deps, options.recoveries));
+  app.route('/', completionRoutes(deps));
   app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
   app.doc31('/v1/openapi.json', {
@@ -113,11 +89,14 @@ export function createApp(options: AppOptions) {
     info: { title: 'Portico API', version: options.version, description: 'The Portico integration platform API' },
   });
   // Last: every other GET outside /v1 is the web app's.
-  dashboardFiles(app, {
-    dir: options.dashboardDir,
-    extraOrigins: () => (ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : []),
-    frameAncestors: options.frameAncestors,
-  });
+  app.route(
+    '/',
+    dashboardFiles({
+      dir: options.dashboardDir,
+      extraOrigins: () => (ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : []),
+      frameAncestors: options.frameAncestors,
+    }),
+  );
 
   return app;
 }

@@ -7,8 +7,10 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { unauthenticated } from '../../errors/domain-error.js';
+import { principalOf } from '../../services/auth.js';
 import type { Principal, ServiceContext } from '../../services/context.js';
 import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../../services/sessions.js';
+import type { Caller } from '../middleware/credentials.js';
 import { errorResponses, jsonAnswer, jsonBody, TAGS } from '../route.js';
 
 const SessionInput = z
@@ -43,12 +45,17 @@ export interface SessionRouteOptions {
    * guards every change).
    */
   embeddable?: boolean;
-  /** The request's session, if it has one that has not ended. */
-  sessionOf(c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined>;
+  /** The request's session, if it has one that has not ended (its CSRF token checked on changes). */
+  session: Caller['session'];
 }
 
-export function sessionRoutes({ ctx, adminToken, sessionOf, embeddable = false }: SessionRouteOptions): OpenAPIHono {
+export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: SessionRouteOptions): OpenAPIHono {
   const app = new OpenAPIHono();
+  const sessionOf = async (c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined> => {
+    const found = await session(c);
+    if (found === undefined) return undefined;
+    return { principal: await principalOf(ctx, found.credentials), csrfToken: found.csrfToken };
+  };
   const view = async (principal: Principal, csrfToken: string) => ({
     principal: await signedIn(ctx, principal),
     csrfToken,
