@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { invalid } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody } from './schemas/common.js';
 
 const ERRORS = {
   400: 'The request is not valid: the message says what to fix',

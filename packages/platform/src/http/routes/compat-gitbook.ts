@@ -10,7 +10,7 @@ import { type Context, Hono } from 'hono';
 import { DomainError, invalid } from '../../errors/domain-error.js';
 import { readPlace, updateInstallation } from '../../services/gitbook-compat.js';
 import type { RouteDeps } from '../route.js';
-import { Id } from '../schemas.js';
+import { Id } from '../schemas/common.js';
 import { describeValidationError } from '../validation-error.js';
 
 const ANSWERED = [

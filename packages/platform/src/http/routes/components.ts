@@ -2,7 +2,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { renderComponent } from '../../services/integration-calls.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import { Rendered, RenderInput } from '../schemas/installations.js';
 
 export function componentRoutes({ ctx, dispatcher, principal }: RouteDeps): OpenAPIHono {
   const app = new OpenAPIHono();
@@ -14,8 +14,8 @@ export function componentRoutes({ ctx, dispatcher, principal }: RouteDeps): Open
       summary: 'Render a component (ui_render), running an action first when one is given',
       tags: TAGS.installations,
       security: bearer,
-      request: { params: z.object({ id: z.string(), componentId: z.string() }), body: jsonBody(S.RenderInput) },
-      responses: { 200: jsonAnswer(S.Rendered), ...errorResponses },
+      request: { params: z.object({ id: z.string(), componentId: z.string() }), body: jsonBody(RenderInput) },
+      responses: { 200: jsonAnswer(Rendered), ...errorResponses },
     }),
     async (c) => {
       const { id, componentId } = c.req.valid('param');

@@ -12,7 +12,14 @@ import { sendTestDelivery } from '../../delivery/test-delivery.js';
 import { getDelivery } from '../../services/event-trace.js';
 import { authorizedInstallation } from '../../services/installations.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import {
+  Delivery,
+  DeliveryInput,
+  Endpoint,
+  SigningSecret,
+  TestDelivery,
+  WithInstallation,
+} from '../schemas/deliveries.js';
 
 const tags = TAGS.deliveries;
 
@@ -27,7 +34,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
         'Ask the delivery engine to deliver a signed JSON body to a URL (the installation itself, or its organization)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(S.DeliveryInput) },
+      request: { params: z.object({ id: z.string() }), body: jsonBody(DeliveryInput) },
       responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
     }),
     async (c) =>
@@ -54,7 +61,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
           }),
         }),
       },
-      responses: { 200: jsonAnswer(z.array(S.Delivery)), ...errorResponses },
+      responses: { 200: jsonAnswer(z.array(Delivery)), ...errorResponses },
     }),
     async (c) => {
       const { latest, ...query } = c.req.valid('query');
@@ -76,7 +83,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(z.array(S.Endpoint)), ...errorResponses },
+      responses: { 200: jsonAnswer(z.array(Endpoint)), ...errorResponses },
     }),
     async (c) => c.json(await listEndpoints(ctx, await principal(c), c.req.valid('param').id), 200),
   );
@@ -90,7 +97,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string(), endpointId: z.string() }) },
-      responses: { 200: jsonAnswer(S.Endpoint), ...errorResponses },
+      responses: { 200: jsonAnswer(Endpoint), ...errorResponses },
     }),
     async (c) => {
       const { id, endpointId } = c.req.valid('param');
@@ -106,7 +113,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 202: jsonAnswer(S.Delivery), ...errorResponses },
+      responses: { 202: jsonAnswer(Delivery), ...errorResponses },
     }),
     async (c) => c.json(await redeliver(ctx, await principal(c), c.req.valid('param').id), 202),
   );
@@ -119,7 +126,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(S.Delivery.extend(S.WithInstallation.shape)), ...errorResponses },
+      responses: { 200: jsonAnswer(Delivery.extend(WithInstallation.shape)), ...errorResponses },
     }),
     async (c) => c.json(await getDelivery(ctx, await principal(c), c.req.valid('param').id), 200),
   );
@@ -133,7 +140,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(S.SigningSecret), ...errorResponses },
+      responses: { 200: jsonAnswer(SigningSecret), ...errorResponses },
     }),
     async (c) => {
       const { id } = c.req.valid('param');
@@ -150,7 +157,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(S.SigningSecret), ...errorResponses },
+      responses: { 200: jsonAnswer(SigningSecret), ...errorResponses },
     }),
     async (c) => {
       const { id } = c.req.valid('param');
@@ -169,7 +176,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 202: jsonAnswer(S.TestDelivery), ...errorResponses },
+      responses: { 202: jsonAnswer(TestDelivery), ...errorResponses },
     }),
     async (c) => c.json(await sendTestDelivery(ctx, await principal(c), c.req.valid('param').id), 202),
   );

@@ -2,7 +2,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { listDispatches } from '../../services/dispatch-log.js';
 import { bearer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import { DispatchRecord } from '../schemas/dispatches.js';
 
 export function dispatchRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principal'>): OpenAPIHono {
   const app = new OpenAPIHono();
@@ -15,7 +15,7 @@ export function dispatchRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       tags: TAGS.installations,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(z.array(S.DispatchRecord)), ...errorResponses },
+      responses: { 200: jsonAnswer(z.array(DispatchRecord)), ...errorResponses },
     }),
     async (c) => c.json(await listDispatches(ctx, await principal(c), c.req.valid('param').id), 200),
   );

@@ -9,7 +9,9 @@ import { requireAdmin } from '../../services/auth.js';
 import { traceEvent } from '../../services/event-trace.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../../services/events.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import { Delivery, WithInstallation } from '../schemas/deliveries.js';
+import { DispatchRecord } from '../schemas/dispatches.js';
+import { EventAccepted, EventBatchInput, EventBatchResult, EventInput, MAX_BATCH_EVENTS } from '../schemas/events.js';
 import { describeValidationError } from '../validation-error.js';
 
 const tags = TAGS.events;
@@ -33,8 +35,8 @@ export const EventTrace = z
         dispatchedAt: z.string().nullable(),
       }),
     ),
-    dispatches: z.array(S.DispatchRecord.extend(S.WithInstallation.shape)),
-    deliveries: z.array(S.Delivery.extend(S.WithInstallation.shape)),
+    dispatches: z.array(DispatchRecord.extend(WithInstallation.shape)),
+    deliveries: z.array(Delivery.extend(WithInstallation.shape)),
   })
   .openapi('EventTrace');
 
@@ -49,8 +51,8 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
         'Ingest a platform event (operator): persisted, acknowledged, then routed to the installations it concerns',
       tags,
       security: bearer,
-      request: { body: jsonBody(S.EventInput) },
-      responses: { 202: jsonAnswer(S.EventAccepted), ...errorResponses },
+      request: { body: jsonBody(EventInput) },
+      responses: { 202: jsonAnswer(EventAccepted), ...errorResponses },
     }),
     async (c) => {
       requireAdmin(await principal(c));
@@ -62,11 +64,11 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'post',
       path: '/v1/events/batch',
-      summary: `Ingest up to ${S.MAX_BATCH_EVENTS} events at once (operator): each is checked, persisted and answered as the single route would; an invalid one gets its own error`,
+      summary: `Ingest up to ${MAX_BATCH_EVENTS} events at once (operator): each is checked, persisted and answered as the single route would; an invalid one gets its own error`,
       tags,
       security: bearer,
-      request: { body: jsonBody(S.EventBatchInput) },
-      responses: { 202: jsonAnswer(S.EventBatchResult), ...errorResponses },
+      request: { body: jsonBody(EventBatchInput) },
+      responses: { 202: jsonAnswer(EventBatchResult), ...errorResponses },
     }),
     async (c) => {
       requireAdmin(await principal(c));
@@ -74,7 +76,7 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
       const results = await ingestEvents(
         ctx,
         events.map((event, index) => {
-          const parsed = S.EventInput.safeParse(event);
+          const parsed = EventInput.safeParse(event);
           if (parsed.success) return parsed.data as IncomingEvent;
           const reason = describeValidationError(`events.${index}`, parsed.error).replace(/^invalid request: /, '');
           return new DomainError('invalid', 'invalid_event', reason);

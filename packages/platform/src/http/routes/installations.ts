@@ -19,9 +19,17 @@ import {
 } from '../../services/installations.js';
 import { setSelection } from '../../services/selection.js';
 import type { Caller } from '../middleware/credentials.js';
-import { InstallationRead } from '../page-schemas.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import { Id } from '../schemas/common.js';
+import {
+  ConfigurationPatch,
+  ConfigurationResult,
+  Installation,
+  InstallationRead,
+  InstallInput,
+  SelectionPatch,
+  StatusChange,
+} from '../schemas/installations.js';
 
 const tags = TAGS.installations;
 
@@ -39,8 +47,8 @@ export function installationRoutes({
       summary: 'Install an integration in an organization',
       tags,
       security: bearer,
-      request: { params: z.object({ org: S.Id }), body: jsonBody(S.InstallInput) },
-      responses: { 201: jsonAnswer(S.Installation), ...errorResponses },
+      request: { params: z.object({ org: Id }), body: jsonBody(InstallInput) },
+      responses: { 201: jsonAnswer(Installation), ...errorResponses },
     }),
     async (c) =>
       c.json(await installForOrganization(ctx, await principal(c), c.req.valid('param').org, c.req.valid('json')), 201),
@@ -54,8 +62,8 @@ export function installationRoutes({
         summary: `Install into a ${type}, below the organization-level installation`,
         tags,
         security: bearer,
-        request: { params: z.object({ id: z.string(), target: S.Id }) },
-        responses: { 201: jsonAnswer(S.Installation), ...errorResponses },
+        request: { params: z.object({ id: z.string(), target: Id }) },
+        responses: { 201: jsonAnswer(Installation), ...errorResponses },
       }),
       async (c) => {
         const { id, target } = c.req.valid('param');
@@ -93,8 +101,8 @@ export function installationRoutes({
       summary: 'Change which spaces and sites an organization installation is installed into (its selection)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(S.SelectionPatch) },
-      responses: { 200: jsonAnswer(S.Installation), ...errorResponses },
+      request: { params: z.object({ id: z.string() }), body: jsonBody(SelectionPatch) },
+      responses: { 200: jsonAnswer(Installation), ...errorResponses },
     }),
     async (c) => c.json(await setSelection(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
@@ -106,8 +114,8 @@ export function installationRoutes({
       summary: 'Merge properties into the configuration; validates, updates the status, owes the setup event',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(S.ConfigurationPatch) },
-      responses: { 200: jsonAnswer(S.ConfigurationResult), ...errorResponses },
+      request: { params: z.object({ id: z.string() }), body: jsonBody(ConfigurationPatch) },
+      responses: { 200: jsonAnswer(ConfigurationResult), ...errorResponses },
     }),
     async (c) =>
       c.json(await patchConfiguration(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
@@ -123,7 +131,7 @@ export function installationRoutes({
         tags,
         security: bearer,
         request: { params: z.object({ id: z.string() }) },
-        responses: { 200: jsonAnswer(S.Installation), ...errorResponses },
+        responses: { 200: jsonAnswer(Installation), ...errorResponses },
       }),
       async (c) => c.json(await setPaused(ctx, await principal(c), c.req.valid('param').id, action === 'pause'), 200),
     );
@@ -137,7 +145,7 @@ export function installationRoutes({
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
-      responses: { 200: jsonAnswer(z.array(S.StatusChange)), ...errorResponses },
+      responses: { 200: jsonAnswer(z.array(StatusChange)), ...errorResponses },
     }),
     async (c) => c.json(await statusHistory(ctx, await principal(c), c.req.valid('param').id), 200),
   );

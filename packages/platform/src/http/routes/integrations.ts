@@ -7,9 +7,8 @@ import { invalid, notFound } from '../../errors/domain-error.js';
 import { namedAssets, readAsset } from '../../services/integration-assets.js';
 import { integrationComponents, publishWarnings } from '../../services/integration-calls.js';
 import { getIntegration, listIntegrations, publish, visibleIntegration } from '../../services/integrations.js';
-import { DirectoryEntry, IntegrationPage } from '../page-schemas.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import { DirectoryEntry, IntegrationPage, Published, PublishInput } from '../schemas/integrations.js';
 
 const tags = TAGS.integrations;
 
@@ -29,8 +28,8 @@ export function integrationRoutes({ ctx, dispatcher, principal }: RouteDeps): Op
       summary: 'Publish an integration, or a new version of one of your organization’s',
       tags,
       security: bearer,
-      request: { body: jsonBody(S.PublishInput) },
-      responses: { 201: jsonAnswer(S.Published.extend({ warnings: z.array(z.string()) })), ...errorResponses },
+      request: { body: jsonBody(PublishInput) },
+      responses: { 201: jsonAnswer(Published.extend({ warnings: z.array(z.string()) })), ...errorResponses },
     }),
     async (c) => {
       const published = await publish(ctx, await principal(c), c.req.valid('json'));

@@ -7,9 +7,19 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { requireAdmin } from '../../services/auth.js';
 import { createOrganization, createPlace, setMembership } from '../../services/directory.js';
 import { listOrganizations, organizationPage, placePage } from '../../services/places.js';
-import { OrganizationEntry, OrganizationPage, PlacePage } from '../page-schemas.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import { Id } from '../schemas/common.js';
+import {
+  Membership,
+  MembershipInput,
+  Organization,
+  OrganizationEntry,
+  OrganizationInput,
+  OrganizationPage,
+  Place,
+  PlaceInput,
+  PlacePage,
+} from '../schemas/organizations.js';
 
 const tags = TAGS.directory;
 
@@ -23,8 +33,8 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       summary: 'Create an organization (operator)',
       tags,
       security: bearer,
-      request: { body: jsonBody(S.OrganizationInput) },
-      responses: { 201: jsonAnswer(S.Organization), ...errorResponses },
+      request: { body: jsonBody(OrganizationInput) },
+      responses: { 201: jsonAnswer(Organization), ...errorResponses },
     }),
     async (c) => {
       requireAdmin(await principal(c));
@@ -51,7 +61,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       summary: 'An organization: its spaces, sites, members and organization-level installations',
       tags,
       security: bearer,
-      request: { params: z.object({ org: S.Id }) },
+      request: { params: z.object({ org: Id }) },
       responses: { 200: jsonAnswer(OrganizationPage), ...errorResponses },
     }),
     async (c) => c.json(await organizationPage(ctx, await principal(c), c.req.valid('param').org), 200),
@@ -65,8 +75,8 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
         summary: `Create a ${kind === 'spaces' ? 'space' : 'site'} in an organization (operator)`,
         tags,
         security: bearer,
-        request: { params: z.object({ org: S.Id }), body: jsonBody(S.PlaceInput) },
-        responses: { 201: jsonAnswer(S.Place), ...errorResponses },
+        request: { params: z.object({ org: Id }), body: jsonBody(PlaceInput) },
+        responses: { 201: jsonAnswer(Place), ...errorResponses },
       }),
       async (c) => {
         requireAdmin(await principal(c));
@@ -83,10 +93,10 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       tags,
       security: bearer,
       request: {
-        params: z.object({ org: S.Id, user: S.Id }),
-        body: { ...jsonBody(S.MembershipInput), required: false },
+        params: z.object({ org: Id, user: Id }),
+        body: { ...jsonBody(MembershipInput), required: false },
       },
-      responses: { 200: jsonAnswer(S.Membership), ...errorResponses },
+      responses: { 200: jsonAnswer(Membership), ...errorResponses },
     }),
     async (c) => {
       requireAdmin(await principal(c));
@@ -104,7 +114,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
         summary: `A ${type} and the installations in it${type === 'space' ? ' (active ones with the blocks of the quick insert menu)' : ''}`,
         tags,
         security: bearer,
-        request: { params: z.object({ id: S.Id }) },
+        request: { params: z.object({ id: Id }) },
         responses: { 200: jsonAnswer(PlacePage), ...errorResponses },
       }),
       async (c) => c.json(await placePage(ctx, await principal(c), type, c.req.valid('param').id), 200),

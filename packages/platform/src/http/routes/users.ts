@@ -4,7 +4,7 @@ import { requireAdmin } from '../../services/auth.js';
 import { createUser } from '../../services/directory.js';
 import { createSignInLink } from '../../services/sessions.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import * as S from '../schemas.js';
+import { SignInLink, SignInLinkInput, UserCreated, UserInput } from '../schemas/users.js';
 
 const tags = TAGS.directory;
 
@@ -18,8 +18,8 @@ export function userRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principa
       summary: 'Create a user and their API token (operator); the token is shown only here',
       tags,
       security: bearer,
-      request: { body: jsonBody(S.UserInput) },
-      responses: { 201: jsonAnswer(S.UserCreated), ...errorResponses },
+      request: { body: jsonBody(UserInput) },
+      responses: { 201: jsonAnswer(UserCreated), ...errorResponses },
     }),
     async (c) => {
       requireAdmin(await principal(c));
@@ -35,8 +35,8 @@ export function userRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principa
         'A one-time link that signs the user in to the dashboard, at `path` when given (operator); valid 15 minutes',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(S.SignInLinkInput) },
-      responses: { 201: jsonAnswer(S.SignInLink), ...errorResponses },
+      request: { params: z.object({ id: z.string() }), body: jsonBody(SignInLinkInput) },
+      responses: { 201: jsonAnswer(SignInLink), ...errorResponses },
     }),
     async (c) => {
       requireAdmin(await principal(c));
