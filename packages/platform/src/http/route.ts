@@ -1,3 +1,7 @@
+/**
+ * What the route modules (routes/) share: the documented error answers, JSON bodies and answers,
+ * the bearer security, the document's tags, what createApp gives each module, and times in queries.
+ */
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
