@@ -5,14 +5,12 @@
  * stream is open, and a server that stops with streams open.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unauthenticated } from './errors/domain-error.js';
-import { streamRoutes } from './http/stream-routes.js';
+import { streamRoutes } from './http/routes/streams.js';
 import { startPlatform } from './server.js';
 import type { Principal } from './services/context.js';
 import { backends } from './test-support/backends.js';
@@ -250,20 +248,20 @@ describe('the live stream’s heartbeat', () => {
     let allowed = true;
     const app = new OpenAPIHono();
     app.onError((error) => new Response(String(error), { status: 500 }));
-    streamRoutes(
-      app,
-      {
-        ctx: platform.ctx,
-        dispatcher: platform.dispatcher,
-        principal: async (): Promise<Principal> => {
-          if (!allowed) throw unauthenticated('the session has ended (signed out, expired, or its token was revoked)');
-          return { kind: 'admin' };
+    app.route(
+      '/',
+      streamRoutes(
+        {
+          ctx: platform.ctx,
+          principal: async (): Promise<Principal> => {
+            if (!allowed)
+              throw unauthenticated('the session has ended (signed out, expired, or its token was revoked)');
+            return { kind: 'admin' };
+          },
         },
-      },
-      { heartbeatMs: 300 },
+        { heartbeatMs: 300 },
+      ),
     );
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((r) => server.once('listening', r));
     try {
       const admin = { authorization: `Bearer ${platform.adminToken}`, 'content-type': 'application/json' };
       await fetch(`${platform.url}/v1/orgs`, { method: 'POST', headers: admin, body: '{"id":"acme","title":"Acme"}' });
@@ -274,8 +272,8 @@ describe('the live stream’s heartbeat', () => {
           body: '{"integration":"webhook"}',
         })
       ).json()) as { id: string };
-      const port = (server.address() as AddressInfo).port;
-      const stream = new SseReader(await fetch(`http://127.0.0.1:${port}/v1/installations/${id}/stream`));
+      // The stream's routes alone, asked in-process (no socket).
+      const stream = new SseReader(await app.request(`/v1/installations/${id}/stream`));
       await until('a heartbeat', () => stream.messages.find((m) => m.comment === 'heartbeat'), 5000);
       expect(stream.messages.find((m) => m.comment === 'heartbeat')?.id).toMatch(/^\d+\.\d+$/);
       allowed = false;
@@ -286,8 +284,6 @@ describe('the live stream’s heartbeat', () => {
       });
       await until('the stream’s end', () => (stream.ended ? true : undefined), 5000);
     } finally {
-      if ('closeAllConnections' in server) server.closeAllConnections();
-      server.close();
       await platform.close();
       await cleanup();
     }

@@ -1,9 +1,13 @@
+/**
+ * What the route modules (routes/) share: the documented error answers, JSON bodies and answers,
+ * the bearer security, the document's tags, what createApp gives each module, and times in queries.
+ */
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { invalid } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody } from './schemas/common.js';
 
 const ERRORS = {
   400: 'The request is not valid: the message says what to fix',
@@ -33,7 +37,17 @@ export function jsonAnswer<T extends z.ZodType>(schema: T, description = 'OK') {
 
 export const bearer = [{ bearer: [] }];
 
-/** What the route modules of the dashboard's API are given by createApp. */
+/** The groups of the OpenAPI document. */
+export const TAGS = {
+  directory: ['Organizations and users'],
+  integrations: ['Integrations'],
+  installations: ['Installations'],
+  events: ['Events'],
+  deliveries: ['Webhook deliveries'],
+  sessions: ['Sessions'],
+};
+
+/** What the route modules (routes/) are given by createApp. */
 export interface RouteDeps {
   ctx: ServiceContext;
   dispatcher: Dispatcher;

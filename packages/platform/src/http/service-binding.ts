@@ -12,7 +12,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { credentialsOf, principalOf } from '../services/auth.js';
 import type { DispatchGrant, Principal, ServiceContext } from '../services/context.js';
 import { errorResponse } from './on-error.js';
-import { DeliveryInput } from './schemas.js';
+import { DeliveryInput } from './schemas/deliveries.js';
 import { describeValidationError } from './validation-error.js';
 
 const DELIVERIES = /^\/v1\/installations\/([^/]+)\/deliveries$/;

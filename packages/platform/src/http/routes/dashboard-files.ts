@@ -10,8 +10,7 @@ import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import { type Context, Hono } from 'hono';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -77,7 +76,8 @@ export function contentSecurityPolicy(extraOrigins: string[] = [], frameAncestor
   ].join('; ');
 }
 
-export function dashboardFiles(app: OpenAPIHono, options: DashboardFilesOptions = {}) {
+export function dashboardFiles(options: DashboardFilesOptions = {}): Hono {
+  const app = new Hono();
   // Resolved, so `dist/` and `dist` (or a relative path) compare alike with the files inside it.
   let found = options.dir === undefined ? undefined : resolve(options.dir);
   const root = () => {
@@ -123,6 +123,8 @@ export function dashboardFiles(app: OpenAPIHono, options: DashboardFilesOptions 
     if (c.req.method === 'HEAD') return c.body(null, 200, headers);
     return c.body(Readable.toWeb(createReadStream(served.path)) as ReadableStream, 200, headers);
   });
+
+  return app;
 }
 
 async function fileAt(path: string): Promise<{ path: string; size: number; mtimeMs: number } | undefined> {

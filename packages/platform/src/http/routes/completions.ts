@@ -1,7 +1,7 @@
 /** `POST /v1/installations/{id}/completions/{property}`: the options of a dropdown the integration fills. */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { complete } from '../services/completions.js';
-import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { complete } from '../../services/completions.js';
+import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 
 const CompletionInput = z
   .strictObject({
@@ -20,14 +20,16 @@ const Completion = z
   })
   .openapi('Completion');
 
-export function completionRoutes(app: OpenAPIHono, { ctx, dispatcher, principal }: RouteDeps) {
+export function completionRoutes({ ctx, dispatcher, principal }: RouteDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
+
   app.openapi(
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/completions/{property}',
       summary:
         'The options of a string property with a completion_url: the platform POSTs { property, configuration, query } to that path of the integration (through its public fetch, with X-Portico-Completion) and answers its options',
-      tags: ['Installations'],
+      tags: TAGS.installations,
       security: bearer,
       request: {
         params: z.object({ id: z.string(), property: z.string() }),
@@ -41,4 +43,6 @@ export function completionRoutes(app: OpenAPIHono, { ctx, dispatcher, principal 
       return c.json(await complete(ctx, dispatcher, await principal(c), id, property, input), 200);
     },
   );
+
+  return app;
 }

@@ -1,15 +1,16 @@
 /**
- * The integration directory: what the caller may install, and the files (icon, preview images)
- * each integration published for its page.
+ * Integrations (`/v1/integrations…`): publishing one, the directory of what the caller may install,
+ * an integration's page, and the files (icon, preview images) each published for its page.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { invalid, notFound } from '../errors/domain-error.js';
-import { namedAssets, readAsset } from '../services/integration-assets.js';
-import { listIntegrations, visibleIntegration } from '../services/integrations.js';
-import { DirectoryEntry } from './page-schemas.js';
-import { bearer, errorResponses, jsonAnswer, type RouteDeps } from './route.js';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { invalid, notFound } from '../../errors/domain-error.js';
+import { namedAssets, readAsset } from '../../services/integration-assets.js';
+import { integrationComponents, publishWarnings } from '../../services/integration-calls.js';
+import { getIntegration, listIntegrations, publish, visibleIntegration } from '../../services/integrations.js';
+import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
+import { DirectoryEntry, IntegrationPage, Published, PublishInput } from '../schemas/integrations.js';
 
-const tags = ['Integrations'];
+const tags = TAGS.integrations;
 
 /** Served files run nothing and are never read as another type (an SVG is an image, not a page). */
 const ASSET_HEADERS = {
@@ -17,7 +18,28 @@ const ASSET_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
 };
 
-export function directoryRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps) {
+export function integrationRoutes({ ctx, dispatcher, principal }: RouteDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/integrations',
+      summary: 'Publish an integration, or a new version of one of your organization’s',
+      tags,
+      security: bearer,
+      request: { body: jsonBody(PublishInput) },
+      responses: { 201: jsonAnswer(Published.extend({ warnings: z.array(z.string()) })), ...errorResponses },
+    }),
+    async (c) => {
+      const published = await publish(ctx, await principal(c), c.req.valid('json'));
+      return c.json(
+        { ...published, warnings: await publishWarnings(dispatcher, published.name, published.version) },
+        201,
+      );
+    },
+  );
+
   app.openapi(
     createRoute({
       method: 'get',
@@ -34,6 +56,31 @@ export function directoryRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps)
       responses: { 200: jsonAnswer(z.array(DirectoryEntry)), ...errorResponses },
     }),
     async (c) => c.json(await listIntegrations(ctx, await principal(c), c.req.valid('query').share), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/integrations/{name}',
+      summary:
+        'Read an integration for its page: its manifest without secrets, what each scope grants, its configuration schemas, files and components',
+      tags,
+      security: bearer,
+      request: {
+        params: z.object({ name: z.string() }),
+        query: z.object({
+          shareToken: z.string().optional(),
+          share: z.string().optional().openapi({ description: 'The same as shareToken' }),
+        }),
+      },
+      responses: { 200: jsonAnswer(IntegrationPage), ...errorResponses },
+    }),
+    async (c) => {
+      const { name } = c.req.valid('param');
+      const { shareToken, share } = c.req.valid('query');
+      const integration = await getIntegration(ctx, await principal(c), name, shareToken ?? share);
+      return c.json({ ...integration, components: await integrationComponents(dispatcher, name) }, 200);
+    },
   );
 
   app.openapi(
@@ -77,4 +124,6 @@ export function directoryRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps)
       }) as never;
     },
   );
+
+  return app;
 }

@@ -1,9 +1,9 @@
 /** `POST /v1/installations/{id}/oauth/start`: the start link of an OAuth connection (the Connect button). */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { getCookie } from 'hono/cookie';
-import { startOAuth } from '../services/oauth-starts.js';
-import { SESSION_COOKIE } from '../services/sessions.js';
-import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
+import { startOAuth } from '../../services/oauth-starts.js';
+import { SESSION_COOKIE } from '../../services/sessions.js';
+import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 
 const OAuthStartInput = z
   .strictObject({
@@ -26,14 +26,16 @@ const OAuthStart = z
   })
   .openapi('OAuthStart');
 
-export function oauthStartRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps) {
+export function oauthRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principal'>): OpenAPIHono {
+  const app = new OpenAPIHono();
+
   app.openapi(
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/oauth/start',
       summary:
         "Start an OAuth connection (the Connect button): a signed link to the integration's OAuth path, valid 5 minutes, for this installation and session; the public OAuth path refuses flows without one",
-      tags: ['Installations'],
+      tags: TAGS.installations,
       security: bearer,
       request: {
         params: z.object({ id: z.string() }),
@@ -50,4 +52,6 @@ export function oauthStartRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps
       return c.json(await startOAuth(ctx, who, c.req.valid('param').id, property, session), 200);
     },
   );
+
+  return app;
 }

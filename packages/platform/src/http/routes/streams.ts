@@ -6,13 +6,13 @@
  * `?since=` starts from a time. A comment every 15 s keeps proxies from closing a quiet stream, and
  * with it the caller's access is checked again (a session that ended ends the stream).
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { DomainError, invalid } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../services/installations.js';
-import { LiveFeed, type LiveType, parseCursor } from '../services/live-feed.js';
-import { bearer, errorResponses, parseTime, type RouteDeps } from './route.js';
+import { DomainError, invalid } from '../../errors/domain-error.js';
+import { authorizedInstallation } from '../../services/installations.js';
+import { LiveFeed, type LiveType, parseCursor } from '../../services/live-feed.js';
+import { bearer, errorResponses, parseTime, type RouteDeps, TAGS } from '../route.js';
 
 /** How often an open stream reads what changed. */
 export const POLL_MS = 1000;
@@ -26,7 +26,11 @@ export interface StreamOptions {
   heartbeatMs?: number | undefined;
 }
 
-export function streamRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, options: StreamOptions = {}) {
+export function streamRoutes(
+  { ctx, principal }: Pick<RouteDeps, 'ctx' | 'principal'>,
+  options: StreamOptions = {},
+): OpenAPIHono {
+  const app = new OpenAPIHono();
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   app.openapi(
     createRoute({
@@ -34,7 +38,7 @@ export function streamRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, op
       path: '/v1/installations/{id}/stream',
       summary:
         'Dispatches and deliveries as they happen (server-sent events: `dispatch`, `delivery`); resumes from Last-Event-ID or `since`',
-      tags: ['Installations'],
+      tags: TAGS.installations,
       security: bearer,
       request: {
         params: z.object({ id: z.string() }),
@@ -121,6 +125,8 @@ export function streamRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, op
       throw error;
     }
   }
+
+  return app;
 }
 
 /** Waits `ms`, or less when one of the signals aborts. */

@@ -7,9 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv, parseFrameAncestors } from '../config.js';
-import { type RunningPlatform, startPlatform } from '../server.js';
-import { backends } from '../test-support/backends.js';
+import { configFromEnv, parseFrameAncestors } from '../../config.js';
+import { type RunningPlatform, startPlatform } from '../../server.js';
+import { backends } from '../../test-support/backends.js';
 import { contentSecurityPolicy, findDashboardDist } from './dashboard-files.js';
 
 const INDEX =

@@ -3,13 +3,15 @@
  * SameSite=Strict cookie (Secure over https); the answer carries the CSRF token the dashboard sends
  * back in `X-CSRF-Token` on every request that changes something.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { unauthenticated } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
-import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../services/sessions.js';
-import { errorResponses, jsonAnswer, jsonBody } from './route.js';
+import { unauthenticated } from '../../errors/domain-error.js';
+import { principalOf } from '../../services/auth.js';
+import type { Principal, ServiceContext } from '../../services/context.js';
+import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../../services/sessions.js';
+import type { Caller } from '../middleware/credentials.js';
+import { errorResponses, jsonAnswer, jsonBody, TAGS } from '../route.js';
 
 const SessionInput = z
   .object({
@@ -32,7 +34,7 @@ const Session = z
   })
   .openapi('Session');
 
-const tags = ['Sessions'];
+const tags = TAGS.sessions;
 
 export interface SessionRouteOptions {
   ctx: ServiceContext;
@@ -43,14 +45,17 @@ export interface SessionRouteOptions {
    * guards every change).
    */
   embeddable?: boolean;
-  /** The request's session, if it has one that has not ended. */
-  sessionOf(c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined>;
+  /** The request's session, if it has one that has not ended (its CSRF token checked on changes). */
+  session: Caller['session'];
 }
 
-export function sessionRoutes(
-  app: OpenAPIHono,
-  { ctx, adminToken, sessionOf, embeddable = false }: SessionRouteOptions,
-) {
+export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: SessionRouteOptions): OpenAPIHono {
+  const app = new OpenAPIHono();
+  const sessionOf = async (c: Context): Promise<{ principal: Principal; csrfToken: string } | undefined> => {
+    const found = await session(c);
+    if (found === undefined) return undefined;
+    return { principal: await principalOf(ctx, found.credentials), csrfToken: found.csrfToken };
+  };
   const view = async (principal: Principal, csrfToken: string) => ({
     principal: await signedIn(ctx, principal),
     csrfToken,
@@ -114,4 +119,5 @@ export function sessionRoutes(
       return c.body(null, 204);
     },
   );
+  return app;
 }

@@ -1,7 +1,7 @@
 /** Recover-since: redeliver an installation's failed deliveries of a time window, as a background job. */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { getRecovery, listRecoveries, startRecovery } from '../delivery/recoveries.js';
-import { bearer, errorResponses, jsonAnswer, jsonBody, parseTime, type RouteDeps } from './route.js';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { getRecovery, listRecoveries, startRecovery } from '../../delivery/recoveries.js';
+import { bearer, errorResponses, jsonAnswer, jsonBody, parseTime, type RouteDeps, TAGS } from '../route.js';
 
 const Time = z
   .union([z.string().min(1), z.number().int().nonnegative()])
@@ -32,9 +32,14 @@ export const Recovery = z
   })
   .openapi('Recovery');
 
-const tags = ['Webhook deliveries'];
+const tags = TAGS.deliveries;
 
-export function recoveryRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, runner?: { wake(): void }) {
+export function recoveryRoutes(
+  { ctx, principal }: Pick<RouteDeps, 'ctx' | 'principal'>,
+  runner?: { wake(): void },
+): OpenAPIHono {
+  const app = new OpenAPIHono();
+
   app.openapi(
     createRoute({
       method: 'post',
@@ -82,4 +87,6 @@ export function recoveryRoutes(app: OpenAPIHono, { ctx, principal }: RouteDeps, 
     }),
     async (c) => c.json(await listRecoveries(ctx, await principal(c), c.req.valid('param').id), 200),
   );
+
+  return app;
 }

@@ -1,0 +1,186 @@
+/**
+ * Installations (`/v1/orgs/{org}/installations`, `/v1/installations/{id}…`): installing into an
+ * organization and, below it, into spaces and sites; reading one (with its dashboard page), its
+ * selection, its configuration, pausing, its status history, its token, and uninstalling.
+ */
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { endpointAlerts } from '../../delivery/endpoints.js';
+import { installationPage } from '../../services/installation-page.js';
+import {
+  installForOrganization,
+  installInto,
+  loadInstallation,
+  patchConfiguration,
+  readInstallation,
+  rotateToken,
+  setPaused,
+  statusHistory,
+  uninstall,
+} from '../../services/installations.js';
+import { setSelection } from '../../services/selection.js';
+import type { Caller } from '../middleware/credentials.js';
+import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
+import { Id } from '../schemas/common.js';
+import {
+  ConfigurationPatch,
+  ConfigurationResult,
+  Installation,
+  InstallationRead,
+  InstallInput,
+  SelectionPatch,
+  StatusChange,
+} from '../schemas/installations.js';
+
+const tags = TAGS.installations;
+
+export function installationRoutes({
+  ctx,
+  principal,
+  credentials,
+}: Pick<RouteDeps, 'ctx' | 'principal'> & Pick<Caller, 'credentials'>): OpenAPIHono {
+  const app = new OpenAPIHono();
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/orgs/{org}/installations',
+      summary: 'Install an integration in an organization',
+      tags,
+      security: bearer,
+      request: { params: z.object({ org: Id }), body: jsonBody(InstallInput) },
+      responses: { 201: jsonAnswer(Installation), ...errorResponses },
+    }),
+    async (c) =>
+      c.json(await installForOrganization(ctx, await principal(c), c.req.valid('param').org, c.req.valid('json')), 201),
+  );
+
+  for (const type of ['space', 'site'] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/installations/{id}/${type}s/{target}`,
+        summary: `Install into a ${type}, below the organization-level installation`,
+        tags,
+        security: bearer,
+        request: { params: z.object({ id: z.string(), target: Id }) },
+        responses: { 201: jsonAnswer(Installation), ...errorResponses },
+      }),
+      async (c) => {
+        const { id, target } = c.req.valid('param');
+        return c.json(await installInto(ctx, await principal(c), id, { type, id: target }), 201);
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}',
+      summary: 'Read an installation (`?view=page`: with what its dashboard page shows)',
+      tags,
+      security: bearer,
+      request: {
+        params: z.object({ id: z.string() }),
+        query: z.object({ view: z.enum(['page']).optional() }),
+      },
+      responses: { 200: jsonAnswer(InstallationRead), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const { installation, disabledEndpoints } = await readInstallation(ctx, await credentials(c), id);
+      if (c.req.valid('query').view === 'page')
+        return c.json(await installationPage(ctx, await loadInstallation(ctx, id)), 200);
+      return c.json({ ...installation, alerts: disabledEndpoints ? await endpointAlerts(ctx.db, id) : [] }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/v1/installations/{id}',
+      summary: 'Change which spaces and sites an organization installation is installed into (its selection)',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(SelectionPatch) },
+      responses: { 200: jsonAnswer(Installation), ...errorResponses },
+    }),
+    async (c) => c.json(await setSelection(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/v1/installations/{id}/configuration',
+      summary: 'Merge properties into the configuration; validates, updates the status, owes the setup event',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(ConfigurationPatch) },
+      responses: { 200: jsonAnswer(ConfigurationResult), ...errorResponses },
+    }),
+    async (c) =>
+      c.json(await patchConfiguration(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+
+  for (const action of ['pause', 'resume'] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/installations/{id}/${action}`,
+        summary:
+          action === 'pause' ? 'Pause: no events, the public endpoint answers 503' : 'Resume a paused installation',
+        tags,
+        security: bearer,
+        request: { params: z.object({ id: z.string() }) },
+        responses: { 200: jsonAnswer(Installation), ...errorResponses },
+      }),
+      async (c) => c.json(await setPaused(ctx, await principal(c), c.req.valid('param').id, action === 'pause'), 200),
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/installations/{id}/status-history',
+      summary: 'Every status change of the installation, with its time and cause',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: jsonAnswer(z.array(StatusChange)), ...errorResponses },
+    }),
+    async (c) => c.json(await statusHistory(ctx, await principal(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/token/rotate',
+      summary: 'Revoke the installation’s API token and mint a new one',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 204: { description: 'Rotated' }, ...errorResponses },
+    }),
+    async (c) => {
+      await rotateToken(ctx, await principal(c), c.req.valid('param').id);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/installations/{id}',
+      summary: 'Uninstall (and the space and site installations below it); its tokens stop working',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 204: { description: 'Removed' }, ...errorResponses },
+    }),
+    async (c) => {
+      await uninstall(ctx, await principal(c), c.req.valid('param').id);
+      return c.body(null, 204);
+    },
+  );
+
+  return app;
+}

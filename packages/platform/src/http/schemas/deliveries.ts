@@ -1,0 +1,70 @@
+/** Webhook deliveries, their endpoints and signing secrets. */
+import { z } from '@hono/zod-openapi';
+
+export const Endpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    destination: z.string().openapi({ description: 'scheme://host:port' }),
+    state: z.enum(['healthy', 'failing', 'disabled']),
+    consecutiveFailures: z.number(),
+    failingSince: z.string().nullable(),
+    lastSuccessAt: z.string().nullable(),
+    lastFailureAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    disabledAt: z.string().nullable(),
+    disabledReason: z.string().nullable(),
+  })
+  .openapi('Endpoint');
+
+export const DeliveryInput = z
+  .strictObject({
+    url: z.string().min(1),
+    eventId: z.string().min(1).max(200),
+    type: z.string().min(1).max(100),
+    payload: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'The JSON body to deliver, byte for byte on every attempt' }),
+  })
+  .openapi('DeliveryInput');
+
+/** What a read across installations adds to each item. */
+export const WithInstallation = z.object({ installationId: z.string() });
+
+export const Delivery = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    type: z.string(),
+    url: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    createdAt: z.string(),
+    nextAttemptAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    redeliveryOf: z.string().nullable(),
+    endpointId: z.string().nullable(),
+    attempts: z.array(
+      z.object({
+        number: z.number(),
+        at: z.string(),
+        status: z.number().nullable(),
+        durationMs: z.number(),
+        error: z.string().nullable(),
+        response: z.string().nullable(),
+      }),
+    ),
+  })
+  .openapi('Delivery');
+
+export const SigningSecret = z
+  .object({
+    secret: z.string().openapi({ description: 'The current secret: it signs every delivery' }),
+    previous: z
+      .array(z.object({ secret: z.string(), expiresAt: z.string() }))
+      .openapi({ description: 'Secrets replaced by a rotation that still sign until expiresAt (24 h), newest first' }),
+  })
+  .openapi('SigningSecret');
+
+export const TestDelivery = z
+  .object({ id: z.string(), status: z.string(), eventId: z.string(), url: z.string() })
+  .openapi('TestDelivery', { description: 'The test delivery: follow it in GET /v1/installations/{id}/deliveries' });

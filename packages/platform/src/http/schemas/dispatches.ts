@@ -1,0 +1,16 @@
+/** The dispatch log: one line per dispatch to an installation. */
+import { z } from '@hono/zod-openapi';
+
+export const DispatchRecord = z
+  .object({
+    id: z.number().openapi({ description: 'Increases with each dispatch recorded' }),
+    eventId: z.string().nullable(),
+    type: z.string(),
+    host: z.string(),
+    status: z.number(),
+    durationMs: z.number(),
+    error: z.string().nullable(),
+    logs: z.array(z.string()),
+    at: z.string(),
+  })
+  .openapi('Dispatch');
