@@ -25,5 +25,16 @@ export {
   SIGNATURE_SCHEME,
   sign,
   type VerifyOptions,
-  verify,
+  verifySignatureHeader,
 } from './signature.js';
+export {
+  parseStandardSignature,
+  STANDARD_SECRET_PREFIX,
+  signStandard,
+  standardSecretKey,
+  verifyStandard,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from './standard-webhooks.js';
+export { hasSignatureHeaders, headerValue, type SignedHeaders, verify } from './verify.js';

@@ -1,10 +1,10 @@
 /**
- * One delivery attempt: sign the body afresh with every valid secret, POST it, classify the answer
- * with the retry policy of `@portico/webhooks`, and write the result (the attempt's log line, the
- * delivery's new state and its endpoint's health) in one transaction, only while this node still
- * holds the delivery's lease.
+ * One delivery attempt: sign the body afresh with every valid secret (`X-Platform-Signature` and
+ * the Standard Webhooks headers), POST it, classify the answer with the retry policy of
+ * `@portico/webhooks`, and write the result (the attempt's log line, the delivery's new state and
+ * its endpoint's health) in one transaction, only while this node still holds the delivery's lease.
  */
-import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
+import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay } from '@portico/webhooks';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import type { ServiceContext } from '../services/context.js';
@@ -12,6 +12,7 @@ import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import { recordAttempt, writesHealth } from './endpoints.js';
 import { postWebhook } from './post-webhook.js';
+import { signatureHeaders } from './signature-headers.js';
 import { validSecrets } from './signing-secrets.js';
 
 export interface AttemptSettings {
@@ -57,7 +58,7 @@ export async function attemptDelivery(
   const headers = {
     'content-type': 'application/json',
     'user-agent': settings.userAgent,
-    'x-platform-signature': await sign(secrets, row.body, Math.floor(started / 1000)),
+    ...(await signatureHeaders(secrets, { deliveryId: row.id, body: row.body, timestamp: Math.floor(started / 1000) })),
     'x-platform-event-id': row.event_id,
     'x-platform-event-type': row.type,
     'x-platform-delivery-id': row.id,

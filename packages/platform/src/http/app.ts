@@ -709,7 +709,7 @@ export function createApp(options: AppOptions) {
       method: 'get',
       path: '/v1/installations/{id}/signing-secret',
       summary:
-        'The current signing secret of X-Platform-Signature (created on first use), and the previous ones still signing after a rotation',
+        'The current signing secret of X-Platform-Signature and the Standard Webhooks headers (created on first use), and the previous ones still signing after a rotation',
       tags: tags.deliveries,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
