@@ -1,3 +1,9 @@
+export {
+  customHeaderProblems,
+  MAX_CUSTOM_HEADER_BYTES,
+  MAX_CUSTOM_HEADERS,
+  parseHeaderLines,
+} from './custom-headers.js';
 export { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
 export {
   createWebhookReceiver,

@@ -56,6 +56,8 @@ export async function attemptDelivery(
   const secrets =
     sealed.length > 0 ? sealed.map((secret) => ctx.box.open(secret)) : await validSecrets(ctx, row.installation_id);
   const headers = {
+    // The installation's own first: none of them may name a header set below (custom-headers.ts).
+    ...(row.headers === null ? {} : (JSON.parse(row.headers) as Record<string, string>)),
     'content-type': 'application/json',
     'user-agent': settings.userAgent,
     ...(await signatureHeaders(secrets, { deliveryId: row.id, body: row.body, timestamp: Math.floor(started / 1000) })),
