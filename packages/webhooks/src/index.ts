@@ -20,7 +20,9 @@ export {
   JITTER_RATIO,
   MAX_ATTEMPTS,
   MAX_RETRIES,
+  MAX_RETRY_AFTER_MS,
   type Outcome,
+  retryAfterMs,
   retryDelay,
 } from './retry-policy.js';
 export {

@@ -4,7 +4,7 @@
  * `@portico/webhooks`, and write the result (the attempt's log line, the delivery's new state and
  * its endpoint's health) in one transaction, only while this node still holds the delivery's lease.
  */
-import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay } from '@portico/webhooks';
+import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryAfterMs, retryDelay } from '@portico/webhooks';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import type { ServiceContext } from '../services/context.js';
@@ -74,6 +74,7 @@ export async function attemptDelivery(
   let error: string | null = null;
   let status: number | null = null;
   let excerpt: string | null = null;
+  let retryAfter: string | undefined;
   if (result.kind === 'refused') {
     outcome = 'fail';
     error = `refused: ${result.reason}`;
@@ -83,6 +84,7 @@ export async function attemptDelivery(
   } else {
     status = result.status;
     excerpt = result.excerpt;
+    retryAfter = result.retryAfter;
     outcome = classifyOutcome(result.status);
     if (outcome !== 'delivered')
       error =
@@ -102,12 +104,14 @@ export async function attemptDelivery(
               row.endpoint_id,
               outcome === 'delivered'
                 ? { ok: true, at: finished }
-                : { ok: false, at: finished, error: error ?? 'failed' },
+                : { ok: false, at: finished, error: error ?? 'failed', gone: status === 410 },
               settings.disableAfterMs,
             );
       const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
       const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
-      const next = retry ? finished + retryDelay(number, settings.random) : null;
+      // A 429 or 503 with Retry-After waits as long as asked, up to 60 s (retry-policy.ts).
+      const asked = status === null ? undefined : retryAfterMs(status, retryAfter, finished);
+      const next = retry ? finished + retryDelay(number, settings.random, asked) : null;
       const final: DeliveryRow['status'] = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
       const lastError = stopped
         ? (health.disabledReason as string)
