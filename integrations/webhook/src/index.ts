@@ -13,6 +13,7 @@ import {
   type SiteViewEvent,
   type SpaceContentUpdatedEvent,
 } from '@portico/runtime';
+import { parseHeaderLines } from '@portico/webhooks';
 
 type WebhookEvent = SpaceContentUpdatedEvent | SiteViewEvent | PageFeedbackEvent;
 
@@ -67,7 +68,13 @@ export function payloadOf(event: WebhookEvent, installationId: string): Record<s
 
 async function requestDelivery(
   context: Context,
-  body: { url: string; eventId: string; type: string; payload: Record<string, unknown> },
+  body: {
+    url: string;
+    eventId: string;
+    type: string;
+    payload: Record<string, unknown>;
+    headers?: Record<string, string>;
+  },
 ) {
   const response = await context.api.request(
     `/v1/installations/${encodeURIComponent(context.environment.id)}/deliveries`,
@@ -79,17 +86,25 @@ async function requestDelivery(
   if (!response.ok) throw new Error(`the platform refused the delivery (${response.status}): ${await response.text()}`);
 }
 
+/** The installation's own headers: its `headers` text, one `Name: value` per line. */
+function headersOf(text: unknown): { headers: Record<string, string> } {
+  return typeof text === 'string' ? parseHeaderLines(text) : { headers: {} };
+}
+
 async function forward(event: WebhookEvent, context: Context): Promise<void> {
   const environment = context.environment;
   if (environment.target === 'organization') return; // only space and site installations deliver
   if (!SELECTABLE[environment.target].includes(event.type)) return;
   const { url } = environment.configuration;
   if (typeof url !== 'string' || url === '' || environment.configuration[event.type] !== true) return;
+  // The platform checks the headers when they are saved, and again when the delivery is asked for.
+  const { headers } = headersOf(environment.configuration.headers);
   await requestDelivery(context, {
     url,
     eventId: event.eventId,
     type: event.type,
     payload: payloadOf(event, environment.id),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
   });
 }
 

@@ -35,4 +35,24 @@ export function fromHex(hex: string): Uint8Array<ArrayBuffer> | undefined {
   return out;
 }
 
+/** Standard base64 (`+/`, padded), as Standard Webhooks writes keys and signatures. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/**
+ * The bytes of base64 text in either alphabet (`+/` or base64url's `-_`), padding optional;
+ * undefined when it is not base64.
+ */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  const standard = text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+  if (!/^[A-Za-z0-9+/]*$/.test(standard) || standard.length % 4 === 1) return undefined;
+  const binary = atob(standard.padEnd(Math.ceil(standard.length / 4) * 4, '='));
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
 export { encoder };

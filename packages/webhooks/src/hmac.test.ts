@@ -1,4 +1,5 @@
 /** The two HMAC implementations behind `#hmac` agree, byte for byte and on every mismatch. */
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as node from './hmac-node.js';
@@ -16,6 +17,28 @@ describe('hmac-node and hmac-web', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('key with bytes as given, as they key with a string by its UTF-8 bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 80 }),
+        fc.uint8Array({ maxLength: 512 }),
+        async (k, d) => {
+          const [key, data] = [new Uint8Array(k), new Uint8Array(d)];
+          const expected = createHmac('sha256', key).update(data).digest('hex');
+          expect(Buffer.from(await node.hmacSha256(key, data)).toString('hex')).toBe(expected);
+          expect(Buffer.from(await web.hmacSha256(key, data)).toString('hex')).toBe(expected);
+          expect(await web.hmacSha256Matches(key, data, new Uint8Array(Buffer.from(expected, 'hex')))).toBe(true);
+        },
+      ),
+      { numRuns: 100 },
+    );
+    const text = 'whsec_x';
+    const data = new Uint8Array([1, 2, 3]);
+    const asText = Buffer.from(await web.hmacSha256(text, data)).toString('hex');
+    const asBytes = Buffer.from(await web.hmacSha256(new TextEncoder().encode(text), data)).toString('hex');
+    expect(asBytes).toBe(asText);
   });
 
   it('refuse a different, shorter or longer MAC', async () => {

@@ -1,3 +1,9 @@
+export {
+  customHeaderProblems,
+  MAX_CUSTOM_HEADER_BYTES,
+  MAX_CUSTOM_HEADERS,
+  parseHeaderLines,
+} from './custom-headers.js';
 export { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
 export {
   createWebhookReceiver,
@@ -14,7 +20,9 @@ export {
   JITTER_RATIO,
   MAX_ATTEMPTS,
   MAX_RETRIES,
+  MAX_RETRY_AFTER_MS,
   type Outcome,
+  retryAfterMs,
   retryDelay,
 } from './retry-policy.js';
 export {
@@ -25,5 +33,16 @@ export {
   SIGNATURE_SCHEME,
   sign,
   type VerifyOptions,
-  verify,
+  verifySignatureHeader,
 } from './signature.js';
+export {
+  parseStandardSignature,
+  STANDARD_SECRET_PREFIX,
+  signStandard,
+  standardSecretKey,
+  verifyStandard,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from './standard-webhooks.js';
+export { hasSignatureHeaders, headerValue, type SignedHeaders, verify } from './verify.js';

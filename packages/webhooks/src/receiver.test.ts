@@ -5,6 +5,7 @@ import { MemoryDedupeStore } from './dedupe-store.js';
 import { toNodeListener } from './node.js';
 import { createWebhookReceiver, type WebhookEvent } from './receiver.js';
 import { sign } from './signature.js';
+import { signStandard } from './standard-webhooks.js';
 
 const secret = 'whsec_receiver';
 const event = { eventId: 'evt_1', type: 'site_view', installationId: 'inst_1', siteId: 'site_1' };
@@ -56,8 +57,35 @@ describe('createWebhookReceiver (fetch)', () => {
     expect(stale.status).toBe(401);
     const unsigned = await receiver.fetch(new Request('http://receiver.test/hooks', { method: 'POST', body }));
     expect(unsigned.status).toBe(401);
-    expect(await unsigned.json()).toEqual({ error: 'missing X-Platform-Signature header' });
+    expect(await unsigned.json()).toEqual({
+      error: 'missing signature: neither X-Platform-Signature nor webhook-signature is present',
+    });
     expect(calls).toBe(0);
+  });
+
+  it('accepts a delivery that carries only the Standard Webhooks headers, and refuses a forged one', async () => {
+    const received: string[] = [];
+    const receiver = createWebhookReceiver({ secret, onEvent: (e) => void received.push(e.eventId) });
+    const body = JSON.stringify(event);
+    const standard = async (signWith: string, id = 'dlv_1', timestamp = Math.floor(Date.now() / 1000)) =>
+      new Request('http://receiver.test/hooks', {
+        method: 'POST',
+        body,
+        headers: {
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': await signStandard(signWith, { id, timestamp, body }),
+        },
+      });
+    const forged = await receiver.fetch(await standard('whsec_b3RoZXI='));
+    expect(forged.status).toBe(401);
+    const stale = await receiver.fetch(await standard(secret, 'dlv_1', Math.floor(Date.now() / 1000) - 301));
+    expect(stale.status).toBe(401);
+    expect(received).toEqual([]);
+    const response = await receiver.fetch(await standard(secret));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true });
+    expect(received).toEqual(['evt_1']);
   });
 
   it('answers 405 to other methods, 413 to large bodies and 400 to bodies without an eventId', async () => {

@@ -1,11 +1,14 @@
 /**
  * A webhook receiver for fetch handlers (workerd, Deno, Bun, Node through `@portico/webhooks/node`):
- * reads the raw body under a size limit, verifies `X-Platform-Signature` before parsing, drops
+ * reads the raw body under a size limit, verifies `X-Platform-Signature` or the Standard Webhooks
+ * headers (either set, so a proxy that keeps only one still works) before parsing, drops
  * repeated `eventId`s, and answers as spec 4.5 and 7.2 recommend: 401 `{ error }` for a bad
  * signature, 200 `{ received: true }` once the event is handled.
  */
 import { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verify } from './signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from './signature.js';
+import { WEBHOOK_SIGNATURE_HEADER } from './standard-webhooks.js';
+import { hasSignatureHeaders, verify } from './verify.js';
 
 export interface WebhookEvent {
   eventId: string;
@@ -46,12 +49,13 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
   return {
     async fetch(request) {
       if (request.method !== 'POST') return error(405, 'Method not allowed: webhooks are delivered with POST');
-      const header = request.headers.get(SIGNATURE_HEADER);
-      if (header === null) return error(401, `missing ${SIGNATURE_HEADER} header`);
+      if (!hasSignatureHeaders(request.headers)) {
+        return error(401, `missing signature: neither ${SIGNATURE_HEADER} nor ${WEBHOOK_SIGNATURE_HEADER} is present`);
+      }
       const body = await readLimited(request, maxBodyBytes);
       if (body === undefined) return error(413, `body larger than ${maxBodyBytes} bytes`);
       const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-      if (!(await verify(options.secret, body, header, { toleranceSeconds }))) {
+      if (!(await verify(options.secret, body, request.headers, { toleranceSeconds }))) {
         return error(401, 'invalid signature: it does not match the body and secret, or its timestamp is too old');
       }
       let event: WebhookEvent;

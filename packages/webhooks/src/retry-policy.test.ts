@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyOutcome, MAX_ATTEMPTS, retryDelay } from './retry-policy.js';
+import { classifyOutcome, MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, retryAfterMs, retryDelay } from './retry-policy.js';
 
 describe('classifyOutcome', () => {
   const table: [number | Error, string][] = [
@@ -67,5 +67,30 @@ describe('retryDelay', () => {
   it('refuses a random source outside [0, 1)', () => {
     expect(() => retryDelay(1, () => 1)).toThrow(/\[0, 1\)/);
     expect(() => retryDelay(1, () => -0.1)).toThrow(/\[0, 1\)/);
+  });
+});
+
+describe('Retry-After', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+
+  it('reads delay-seconds and HTTP dates on 429 and 503 only', () => {
+    expect(retryAfterMs(503, '30', now)).toBe(30_000);
+    expect(retryAfterMs(429, ' 0 ', now)).toBe(0);
+    expect(retryAfterMs(503, 'Thu, 01 Jan 2026 00:00:45 GMT', now)).toBe(45_000);
+    expect(retryAfterMs(429, 'Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs(500, '30', now)).toBeUndefined();
+    expect(retryAfterMs(502, '30', now)).toBeUndefined();
+    for (const bad of [undefined, null, '', '-1', '1.5', 'soon', '2026-01-01T00:00:45Z']) {
+      expect(retryAfterMs(503, bad, now)).toBeUndefined();
+    }
+  });
+
+  it('waits as asked when that is longer than the schedule, up to 60 s, never shorter', () => {
+    expect(MAX_RETRY_AFTER_MS).toBe(60_000);
+    expect(retryDelay(1, () => 0.5, 30_000)).toBe(30_000);
+    expect(retryDelay(2, () => 0.5, 600_000)).toBe(60_000);
+    expect(retryDelay(3, () => 0.5, 0)).toBe(4200);
+    expect(retryDelay(1, () => 0.5, 1020)).toBe(1050);
+    expect(retryDelay(1, () => 0.5, undefined)).toBe(1050);
   });
 });

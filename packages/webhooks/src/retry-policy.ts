@@ -11,6 +11,8 @@ export const MAX_ATTEMPTS = MAX_RETRIES + 1;
 export const BASE_DELAY_MS = 1000;
 /** Jitter: 0 to +10 % of the delay (retryDelay computes it as a tenth of `base * random`). */
 export const JITTER_RATIO = 0.1;
+/** The longest wait a receiver's `Retry-After` (on 429 and 503) can ask for before a retry. */
+export const MAX_RETRY_AFTER_MS = 60_000;
 /** A delivery attempt that has not answered after this long is a network error (retried). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
 
@@ -30,9 +32,15 @@ export function classifyOutcome(statusOrError: number | Error): Outcome {
 
 /**
  * Whole milliseconds to wait before retry `retryNumber` (1, 2 or 3): 1000, 2000 or 4000, plus
- * `random()` × 10 % of that (`random` returns a number in [0, 1), Math.random by default).
+ * `random()` × 10 % of that (`random` returns a number in [0, 1), Math.random by default). When the
+ * receiver asked for longer (`retryAfterMs`, from `Retry-After`), that wait, up to
+ * MAX_RETRY_AFTER_MS (60 s); never shorter than the schedule.
  */
-export function retryDelay(retryNumber: number, random: () => number = Math.random): number {
+export function retryDelay(
+  retryNumber: number,
+  random: () => number = Math.random,
+  retryAfterMs?: number | undefined,
+): number {
   if (!Number.isInteger(retryNumber) || retryNumber < 1 || retryNumber > MAX_RETRIES) {
     throw new RangeError(`retryDelay: retryNumber must be 1 to ${MAX_RETRIES}, got ${retryNumber}`);
   }
@@ -40,5 +48,21 @@ export function retryDelay(retryNumber: number, random: () => number = Math.rand
   const r = random();
   if (!(r >= 0 && r < 1)) throw new RangeError(`retryDelay: random() must return a number in [0, 1), got ${r}`);
   // Divide by 10 rather than multiply by 0.1: the product can round up to a full 10 %.
-  return base + Math.floor((base * r) / 10);
+  const scheduled = base + Math.floor((base * r) / 10);
+  if (retryAfterMs === undefined || !(retryAfterMs > scheduled)) return scheduled;
+  return Math.min(Math.ceil(retryAfterMs), MAX_RETRY_AFTER_MS);
+}
+
+/**
+ * How long a 429 or 503 answer asks to wait, in ms, from its `Retry-After` header: delay-seconds
+ * or an HTTP date (RFC 9110), measured from `now` (ms). Undefined for other statuses and for a
+ * missing or unreadable header. Not bounded here: `retryDelay` bounds it.
+ */
+export function retryAfterMs(status: number, header: string | null | undefined, now: number): number | undefined {
+  if ((status !== 429 && status !== 503) || typeof header !== 'string') return undefined;
+  const value = header.trim();
+  if (/^\d{1,10}$/.test(value)) return Number(value) * 1000;
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { parseSignatureHeader, sign, verify } from './signature.js';
+import { parseSignatureHeader, sign } from './signature.js';
+import { verify } from './verify.js';
 
 const secret = 'whsec_test_secret';
 const body = JSON.stringify({ eventId: 'evt_1', type: 'space_content_updated', spaceId: 's1', revisionId: 'r1' });

@@ -71,12 +71,12 @@ export function parseSignatureHeader(header: string | null | undefined): ParsedS
 }
 
 /**
- * True when `header` carries a `v1` signature of `rawBody` made with `secret` (or any of several
- * secrets) at a time within the tolerance. It checks the exact bytes given: verify the raw body
- * before parsing it. Every failure, including an exception, answers false. Signatures are
- * compared in constant time.
+ * True when the `X-Platform-Signature` value `header` carries a `v1` signature of `rawBody` made
+ * with `secret` (or any of several secrets) at a time within the tolerance. It checks the exact
+ * bytes given: verify the raw body before parsing it. Every failure, including an exception,
+ * answers false. Signatures are compared in constant time. (`verify` accepts either header set.)
  */
-export async function verify(
+export async function verifySignatureHeader(
   secret: string | readonly string[],
   rawBody: RawBody,
   header: string | null | undefined,

@@ -3,13 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sign, verify } from './signature.js';
+import { sign } from './signature.js';
+import { signStandard } from './standard-webhooks.js';
+import { verify } from './verify.js';
 
 let miniflare: Miniflare;
 
 beforeAll(async () => {
   const worker = `
-    import { createWebhookReceiver, sign, verify } from './index.ts';
+    import { createWebhookReceiver, sign, signStandard, verify } from './index.ts';
     const receiver = createWebhookReceiver({ secret: 'whsec_w', onEvent: () => {} });
     export default {
       async fetch(request) {
@@ -17,6 +19,10 @@ beforeAll(async () => {
         if (url.pathname === '/sign') {
           const { secret, body, t } = await request.json();
           return new Response(await sign(secret, body, t));
+        }
+        if (url.pathname === '/sign-standard') {
+          const { secret, id, body, t } = await request.json();
+          return new Response(await signStandard(secret, { id, timestamp: t, body }));
         }
         if (url.pathname === '/verify') {
           const { secret, body, header, now } = await request.json();
@@ -58,6 +64,17 @@ describe('@portico/webhooks in workerd', () => {
       await (await call('/verify', { secret: 'whsec_x', body: `${body} `, header, now: 1_767_225_610 })).json(),
     ).toBe(false);
     expect(await verify('whsec_x', body, header, { now: 1_767_225_610 })).toBe(true);
+  });
+
+  it('signs and verifies Standard Webhooks as Node does', async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const input = { secret, id: 'dlv_w', body: '{"eventId":"e3"}', t: 1_767_225_600 };
+    const signature = await signStandard(secret, { id: input.id, timestamp: input.t, body: input.body });
+    expect(await (await call('/sign-standard', input)).text()).toBe(signature);
+    const header = { 'webhook-id': input.id, 'webhook-timestamp': String(input.t), 'webhook-signature': signature };
+    const now = input.t + 5;
+    expect(await (await call('/verify', { secret, body: input.body, header, now })).json()).toBe(true);
+    expect(await (await call('/verify', { secret, body: `${input.body} `, header, now })).json()).toBe(false);
   });
 
   it('runs the receiver: 200 for a signed delivery, 401 for a forged one', async () => {

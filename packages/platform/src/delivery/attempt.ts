@@ -1,10 +1,10 @@
 /**
- * One delivery attempt: sign the body afresh with every valid secret, POST it, classify the answer
- * with the retry policy of `@portico/webhooks`, and write the result (the attempt's log line, the
- * delivery's new state and its endpoint's health) in one transaction, only while this node still
- * holds the delivery's lease.
+ * One delivery attempt: sign the body afresh with every valid secret (`X-Platform-Signature` and
+ * the Standard Webhooks headers), POST it, classify the answer with the retry policy of
+ * `@portico/webhooks`, and write the result (the attempt's log line, the delivery's new state and
+ * its endpoint's health) in one transaction, only while this node still holds the delivery's lease.
  */
-import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
+import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryAfterMs, retryDelay } from '@portico/webhooks';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
 import type { ServiceContext } from '../services/context.js';
@@ -12,6 +12,7 @@ import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import { recordAttempt, writesHealth } from './endpoints.js';
 import { type PostResult, postWebhook } from './post-webhook.js';
+import { signatureHeaders } from './signature-headers.js';
 import { validSecrets } from './signing-secrets.js';
 
 export interface AttemptSettings {
@@ -57,9 +58,11 @@ export async function attemptDelivery(
   const secrets =
     sealed.length > 0 ? sealed.map((secret) => ctx.box.open(secret)) : await validSecrets(ctx, row.installation_id);
   const headers = {
+    // The installation's own first: none of them may name a header set below (custom-headers.ts).
+    ...(row.headers === null ? {} : (JSON.parse(row.headers) as Record<string, string>)),
     'content-type': 'application/json',
     'user-agent': settings.userAgent,
-    'x-platform-signature': await sign(secrets, row.body, Math.floor(started / 1000)),
+    ...(await signatureHeaders(secrets, { deliveryId: row.id, body: row.body, timestamp: Math.floor(started / 1000) })),
     'x-platform-event-id': row.event_id,
     'x-platform-event-type': row.type,
     'x-platform-delivery-id': row.id,
@@ -73,6 +76,7 @@ export async function attemptDelivery(
   let error: string | null = null;
   let status: number | null = null;
   let excerpt: string | null = null;
+  let retryAfter: string | undefined;
   if (result.kind === 'refused') {
     outcome = 'fail';
     error = `refused: ${result.reason}`;
@@ -82,6 +86,7 @@ export async function attemptDelivery(
   } else {
     status = result.status;
     excerpt = result.excerpt;
+    retryAfter = result.retryAfter;
     outcome = classifyOutcome(result.status);
     if (outcome !== 'delivered')
       error =
@@ -101,12 +106,14 @@ export async function attemptDelivery(
               row.endpoint_id,
               outcome === 'delivered'
                 ? { ok: true, at: finished }
-                : { ok: false, at: finished, error: error ?? 'failed' },
+                : { ok: false, at: finished, error: error ?? 'failed', gone: status === 410 },
               settings.disableAfterMs,
             );
       const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
       const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
-      const next = retry ? finished + retryDelay(number, settings.random) : null;
+      // A 429 or 503 with Retry-After waits as long as asked, up to 60 s (retry-policy.ts).
+      const asked = status === null ? undefined : retryAfterMs(status, retryAfter, finished);
+      const next = retry ? finished + retryDelay(number, settings.random, asked) : null;
       const final: DeliveryRow['status'] = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
       const lastError = stopped
         ? (health.disabledReason as string)

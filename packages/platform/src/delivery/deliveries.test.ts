@@ -1,11 +1,13 @@
 /**
  * Webhook deliveries end to end on the real server, on SQLite and PostgreSQL: the three event
- * types through the webhook integration, signatures that Stripe's verifier accepts, the retry
+ * types through the webhook integration, signatures that Stripe's verifier and the standardwebhooks
+ * package accept, the retry
  * rules against scripted receivers, the delivery log, redelivery, and signing-secret rotation.
  */
 
 import { verify } from '@portico/webhooks';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
+import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { currentToken } from '../services/installations.js';
@@ -26,7 +28,7 @@ describe.each(backends)('webhook deliveries on $name', (backend) => {
       return body[0] && body[0].status !== 'pending' ? body[0] : undefined;
     });
 
-  it('delivers each of the three event types as exactly the spec 2.9 payload, signed so Stripe verifies it', async () => {
+  it('delivers each of the three event types as exactly the spec 2.9 payload, signed so Stripe and Standard Webhooks verify it', async () => {
     const url = receiver.script('/events', [200]);
     await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, { url, space_content_updated: true });
     await world.ada('PATCH', `/v1/installations/${world.site}/configuration`, {
@@ -80,6 +82,12 @@ describe.each(backends)('webhook deliveries on $name', (backend) => {
       expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(stripe.webhooks.constructEvent(request.body, header, secret)).toEqual(JSON.parse(request.body));
       expect(await verify(secret, request.body, header)).toBe(true);
+      expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toEqual(
+        JSON.parse(request.body),
+      );
+      expect(await verify(secret, request.body, { ...request.headers, 'x-platform-signature': undefined })).toBe(true);
+      expect(request.headers['webhook-id']).toBe(request.headers['x-platform-delivery-id']);
+      expect(request.headers['webhook-timestamp']).toBe(header.slice(2, header.indexOf(',')));
       expect(request.headers).toMatchObject({
         'content-type': 'application/json',
         'user-agent': 'Portico-Webhooks/0.1.0',
@@ -238,6 +246,11 @@ describe.each(backends)('webhook deliveries on $name', (backend) => {
     expect(await verify(fresh, request?.body ?? '', header)).toBe(true);
     expect(await verify(old, request?.body ?? '', header)).toBe(true);
     expect(stripe.webhooks.constructEvent(request?.body ?? '', header, old)).toEqual({ eventId: 'evt_rotated' });
+    const standard = request?.headers as Record<string, string>;
+    expect(standard['webhook-signature']?.split(' ')).toHaveLength(2);
+    for (const secret of [fresh, old]) {
+      expect(new Webhook(secret).verify(request?.body ?? '', standard)).toEqual({ eventId: 'evt_rotated' });
+    }
   }, 30_000);
 
   it('keeps deliveries and secrets to the installation and its organization', async () => {

@@ -1,5 +1,6 @@
 /** Deliveries through the API: asking for one, reading the log, delivering again. */
 
+import { customHeaderProblems } from '@portico/webhooks';
 import type { Kysely, Selectable } from 'kysely';
 import { invalid, notFound } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
@@ -13,6 +14,8 @@ export interface DeliveryRequest {
   eventId: string;
   type: string;
   payload: Record<string, unknown>;
+  /** The installation's own headers, sent with every attempt (customHeaderProblems says which may be). */
+  headers?: Record<string, unknown> | undefined;
 }
 
 export interface DeliveryView {
@@ -51,6 +54,11 @@ export async function requestDelivery(
   } catch {
     throw invalid('invalid_url', `"${input.url}" is not an http(s) URL`);
   }
+  const problems = customHeaderProblems(input.headers ?? {});
+  if (problems.length > 0) {
+    throw invalid('invalid_headers', `headers: ${problems.join('; ')}`, { errors: problems });
+  }
+  const headers = input.headers && Object.keys(input.headers).length > 0 ? JSON.stringify(input.headers) : null;
   const { endpoint, sealedSecrets } = await endpointWithSecrets(ctx, installationId, input.url);
   const now = ctx.now();
   // A disabled endpoint's deliveries are recorded failed with the reason, to redeliver once it is enabled.
@@ -75,6 +83,7 @@ export async function requestDelivery(
     redelivery_of: null,
     endpoint_id: endpoint.id,
     destination: endpoint.destination,
+    headers,
     created_at: now,
     updated_at: now,
   };

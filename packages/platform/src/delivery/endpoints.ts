@@ -2,7 +2,8 @@
  * Delivery endpoints: one installation's URL that deliveries go to, and its health (DESIGN.md
  * "Isolation"). Every attempt updates it in the same transaction as the attempt itself: a success
  * clears the failures, a failure counts them and remembers when the failing began. An endpoint
- * whose every attempt failed for `disableAfterMs` is disabled with the reason: what it was owed
+ * whose every attempt failed for `disableAfterMs`, or that answered 410 Gone, is disabled with the
+ * reason: what it was owed
  * ends `failed` with that reason (it can be redelivered once the endpoint is enabled again), and
  * what is asked for it afterwards is recorded as `failed` at once, never dropped silently.
  */
@@ -141,7 +142,7 @@ export function writesHealth(endpointId: string | null, ok: boolean, at: number)
 export async function recordAttempt(
   trx: Transaction<Database>,
   endpointId: string,
-  outcome: { ok: true; at: number } | { ok: false; at: number; error: string },
+  outcome: { ok: true; at: number } | { ok: false; at: number; error: string; gone?: boolean },
   disableAfterMs: number,
 ): Promise<AttemptHealth> {
   if (outcome.ok) {
@@ -182,8 +183,10 @@ export async function recordAttempt(
   if (row.disabled_at !== null)
     return { disabledReason: row.disabled_reason ?? 'the endpoint is disabled', disabledNow: false };
   const since = row.failing_since ?? outcome.at;
-  if (outcome.at - since < disableAfterMs) return { disabledReason: undefined, disabledNow: false };
-  const reason = `disabled: every attempt to ${row.url} failed since ${new Date(since).toISOString()} (${row.consecutive_failures} in a row; last: ${outcome.error.slice(0, 200)}); enable the endpoint again to deliver to it`;
+  if (!outcome.gone && outcome.at - since < disableAfterMs) return { disabledReason: undefined, disabledNow: false };
+  const reason = outcome.gone
+    ? `disabled: ${row.url} answered 410 Gone at ${new Date(outcome.at).toISOString()} (the receiver says it is gone for good); enable the endpoint again to deliver to it`
+    : `disabled: every attempt to ${row.url} failed since ${new Date(since).toISOString()} (${row.consecutive_failures} in a row; last: ${outcome.error.slice(0, 200)}); enable the endpoint again to deliver to it`;
   await trx
     .updateTable('endpoints')
     .set({ disabled_at: outcome.at, disabled_reason: reason })

@@ -20,7 +20,7 @@ export interface PostOptions {
 }
 
 export type PostResult =
-  | { kind: 'answered'; status: number; excerpt: string; durationMs: number }
+  | { kind: 'answered'; status: number; excerpt: string; durationMs: number; retryAfter?: string | undefined }
   | { kind: 'network'; error: Error; durationMs: number }
   | { kind: 'refused'; reason: string; durationMs: number };
 
@@ -98,6 +98,7 @@ export function postWebhook(
             status: response.statusCode ?? 0,
             excerpt: Buffer.concat(kept).toString('utf8'),
             durationMs: elapsed(),
+            retryAfter: response.headers['retry-after'],
           });
         response.on('end', done);
         response.on('close', done);

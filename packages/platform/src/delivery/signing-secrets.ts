@@ -1,4 +1,7 @@
-/** Signing secrets of installations: 32 random bytes each; after a rotation the old one signs for 24 h more. */
+/**
+ * Signing secrets of installations: 32 random bytes each, shown as `whsec_<standard base64>`, the
+ * form both schemes read (decision 032); after a rotation the old one signs for 24 h more.
+ */
 import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../services/context.js';
 import { prepared } from '../storage/prepared.js';
@@ -6,7 +9,19 @@ import { prepared } from '../storage/prepared.js';
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 function newSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const PREFIX = 'whsec_';
+
+/**
+ * How a stored secret is shown: as it is, or, for a secret made before decision 032 (base64url
+ * text, which the standardwebhooks package cannot read), the standard base64 of the same key bytes.
+ */
+export function shownSecret(stored: string): string {
+  const text = stored.slice(PREFIX.length);
+  if (!stored.startsWith(PREFIX) || !/^[A-Za-z0-9_-]{43}$/.test(text)) return stored;
+  return `${PREFIX}${Buffer.from(text, 'base64url').toString('base64')}`;
 }
 
 // Read before every attempt: built once (storage/prepared.ts), never cached as an answer, so a
@@ -80,9 +95,9 @@ export async function secretsView(
     .orderBy('id', 'desc')
     .execute();
   return {
-    secret: current as string,
+    secret: shownSecret(current as string),
     previous: rows.map((row) => ({
-      secret: ctx.box.open(row.secret),
+      secret: shownSecret(ctx.box.open(row.secret)),
       expiresAt: new Date(Number(row.expires_at)).toISOString(),
     })),
   };

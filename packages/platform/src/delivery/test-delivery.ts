@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { invalid } from '../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
+import { webhookHeaders } from '../services/webhook-configuration.js';
 import { requestDelivery } from './deliveries.js';
 
 /** The type of a test delivery: the delivery log and receivers tell it from real events by it. */
@@ -10,11 +11,12 @@ export const TEST_EVENT_TYPE = 'webhook_test';
 
 /**
  * Delivers `{ eventId, type: 'webhook_test', installationId, test: true }` to the URL the
- * installation's configuration holds, signed and retried as every delivery is.
+ * installation's configuration holds, with its headers, signed and retried as every delivery is.
  */
 export async function sendTestDelivery(ctx: ServiceContext, principal: Principal, installationId: string) {
   const row = await authorizedInstallation(ctx, principal, installationId);
-  const url = (JSON.parse(row.configuration) as Record<string, unknown>).url;
+  const configuration = JSON.parse(row.configuration) as Record<string, unknown>;
+  const url = configuration.url;
   if (typeof url !== 'string' || url === '') {
     throw invalid('no_url', 'this installation has no URL to send a test event to: save a webhook URL first');
   }
@@ -24,6 +26,7 @@ export async function sendTestDelivery(ctx: ServiceContext, principal: Principal
     eventId,
     type: TEST_EVENT_TYPE,
     payload: { eventId, type: TEST_EVENT_TYPE, installationId, test: true },
+    headers: webhookHeaders(configuration),
   });
   return { ...delivery, eventId, url };
 }

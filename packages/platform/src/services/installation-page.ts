@@ -38,6 +38,8 @@ export interface ConfigurationField {
   connected?: boolean;
   /** A URL field: the schemes it accepts (an absolute URL is required). */
   urlSchemes?: string[];
+  /** A text field of several lines (a webhook's custom headers, one per line). */
+  multiline?: boolean;
 }
 
 export interface InstallationPage extends InstallationView {
@@ -85,13 +87,15 @@ export async function installationPage(ctx: ServiceContext, row: Row): Promise<I
   let schema = configurationSchema(manifest, level);
   if (webhook) {
     // Only the events of the place it is in: a space's webhook has no site views to select.
-    const offered = new Set(['url', ...selectableEvents(row.target_type)]);
+    const offered = new Set(['url', ...selectableEvents(row.target_type), 'headers']);
     fields = fields
       .filter((field) => offered.has(field.name))
       .map((field) =>
         field.name === 'url'
           ? { ...field, urlSchemes: ctx.allowPrivateNetwork ? ['https', 'http'] : ['https'] }
-          : field,
+          : field.name === 'headers'
+            ? { ...field, multiline: true }
+            : field,
       );
     const properties = Object.fromEntries(
       Object.entries(schema.properties as Record<string, unknown>).filter(([name]) => offered.has(name)),

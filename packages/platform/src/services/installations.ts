@@ -28,7 +28,12 @@ import { getOrganization } from './directory.js';
 import { checkTarget, undeclaredOf } from './gitbook-dialect.js';
 import { loadIntegration } from './integrations.js';
 import { hashToken, newId, newToken } from './tokens.js';
-import { isBuiltinWebhook, webhookUrlProblems, webhookWarnings } from './webhook-configuration.js';
+import {
+  isBuiltinWebhook,
+  webhookHeaderProblems,
+  webhookUrlProblems,
+  webhookWarnings,
+} from './webhook-configuration.js';
 
 type Row = Database['installations'];
 /** What an installation's view is made of. */
@@ -581,6 +586,7 @@ export async function writeConfiguration(
   const wrong = [
     ...invalidValues(manifest, level, patch),
     ...(webhook ? webhookUrlProblems(patch, ctx.allowPrivateNetwork) : []),
+    ...(webhook ? webhookHeaderProblems(patch) : []),
   ];
   if (wrong.length > 0) {
     throw invalid('invalid_configuration', `not saved: ${wrong.map((e) => e.message).join('; ')}`, {

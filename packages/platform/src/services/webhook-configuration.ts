@@ -1,9 +1,10 @@
 /**
  * What the platform checks in the built-in webhook integration's configuration beyond its
- * manifest: the URL is one the delivery engine may post to, and the events offered are those of
- * the place it is installed in (spec 6.2).
+ * manifest: the URL is one the delivery engine may post to, its own headers may be sent, and the
+ * events offered are those of the place it is installed in (spec 6.2).
  */
 import { SELECTABLE } from '@portico/webhook-integration';
+import { parseHeaderLines } from '@portico/webhooks';
 import { BUILTIN_ORGANIZATION } from '../builtins.js';
 import { destinationProblem } from '../delivery/post-webhook.js';
 import type { TargetType } from '../storage/schema.js';
@@ -22,6 +23,24 @@ export function webhookUrlProblems(patch: Configuration, allowPrivateNetwork: bo
   if (problem === undefined) return [];
   const expected = allowPrivateNetwork ? 'an absolute https or http URL' : 'an absolute https URL';
   return [{ path: 'url', message: `\`url\` must be ${expected}, such as https://example.com/webhooks: ${problem}` }];
+}
+
+/**
+ * What is wrong with `headers` (one `Name: value` per line, sent with every delivery): a line that
+ * is not a header, or a header the platform sets itself (`@portico/webhooks` custom-headers.ts).
+ */
+export function webhookHeaderProblems(patch: Configuration): ConfigurationError[] {
+  const text = patch.headers;
+  if (typeof text !== 'string') return [];
+  return parseHeaderLines(text).problems.map((problem) => ({
+    path: 'headers',
+    message: `\`headers\` (one "Name: value" per line): ${problem}`,
+  }));
+}
+
+/** The headers a webhook installation's configuration holds, as name to value (none when unset). */
+export function webhookHeaders(configuration: Configuration): Record<string, string> {
+  return typeof configuration.headers === 'string' ? parseHeaderLines(configuration.headers).headers : {};
 }
 
 /** The events a webhook installation in this kind of place can select (none at organization level). */

@@ -172,6 +172,8 @@ export interface Database {
     endpoint_id: string | null;
     /** `scheme://host:port` of the URL: attempts under way are capped per destination. */
     destination: string | null;
+    /** The installation's own headers (JSON object of name to value) sent with every attempt; null: none. */
+    headers: string | null;
     created_at: number;
     updated_at: number;
   };

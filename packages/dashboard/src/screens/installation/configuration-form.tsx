@@ -70,6 +70,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
       else if (field.type === 'boolean') ui[field.name] = { 'ui:widget': 'toggle' };
       else if (field.completion) ui[field.name] = { 'ui:widget': 'completion' };
       else if (field.enum) ui[field.name] = { 'ui:widget': 'enumSelect' };
+      else if (field.multiline) ui[field.name] = { 'ui:widget': 'textarea' };
     }
     return ui;
   }, [installation.fields]);

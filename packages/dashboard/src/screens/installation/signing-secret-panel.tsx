@@ -34,9 +34,9 @@ export function SigningSecretPanel({ installationId }: { installationId: string 
     <section aria-labelledby="secret-heading" className="panel">
       <h2 id="secret-heading">Signing secret</h2>
       <p className="muted">
-        Receivers check <code>X-Platform-Signature</code> with this secret. After Rotate, the new secret signs every
-        delivery and the previous one also signs for 24 hours (the header carries both), so receivers can switch without
-        missing a delivery.
+        Receivers check <code>X-Platform-Signature</code>, or the Standard Webhooks <code>webhook-signature</code>, with
+        this secret as it is shown. After Rotate, the new secret signs every delivery and the previous one also signs
+        for 24 hours (the headers carry both), so receivers can switch without missing a delivery.
       </p>
       {data ? (
         <>

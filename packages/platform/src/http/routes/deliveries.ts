@@ -136,7 +136,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       method: 'get',
       path: '/v1/installations/{id}/signing-secret',
       summary:
-        'The current signing secret of X-Platform-Signature (created on first use), and the previous ones still signing after a rotation',
+        'The current signing secret of X-Platform-Signature and the Standard Webhooks headers (created on first use), and the previous ones still signing after a rotation',
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },

@@ -25,6 +25,10 @@ export const DeliveryInput = z
     payload: z
       .record(z.string(), z.unknown())
       .openapi({ description: 'The JSON body to deliver, byte for byte on every attempt' }),
+    headers: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        'Headers of your own (name to value) sent with every attempt, such as an Authorization a gateway asks for. Refused with 400 invalid_headers when a name is not a header name, or is one the platform sets (Content-Type, User-Agent, X-Platform-*, webhook-*, Content-Length, Host, …), or a value is not printable ASCII on one line; at most 20, 4 KiB in all',
+    }),
   })
   .openapi('DeliveryInput');
 

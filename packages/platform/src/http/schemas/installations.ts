@@ -106,6 +106,10 @@ export const ConfigurationField = z
       .array(z.string())
       .optional()
       .openapi({ description: 'A URL field: an absolute URL with one of these schemes is required' }),
+    multiline: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'A text field of several lines (a webhook’s custom headers, one per line)' }),
   })
   .openapi('ConfigurationField', { description: 'One property of the configuration form, as the form shows it' });
 
