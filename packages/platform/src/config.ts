@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type TracingSettings, tracingFromEnv } from './observability/tracing.js';
 import { newToken } from './services/tokens.js';
 import { isPostgresUrl } from './storage/database.js';
 
@@ -28,6 +29,8 @@ export interface PlatformConfig {
   tuning?: Partial<Tuning> | undefined;
   /** When set, `GET /metrics` answers only `Authorization: Bearer <this>` (PORTICO_METRICS_TOKEN). */
   metricsToken?: string | undefined;
+  /** OpenTelemetry traces, when on (the OTEL_* variables; observability/tracing.ts). */
+  tracing?: TracingSettings | undefined;
 }
 
 /**
@@ -210,6 +213,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     frameAncestors: parseFrameAncestors(env.PORTICO_FRAME_ANCESTORS, 'PORTICO_FRAME_ANCESTORS'),
     secretKey: env.PORTICO_SECRET_KEY || undefined,
     metricsToken: env.PORTICO_METRICS_TOKEN || undefined,
+    tracing: tracingFromEnv(env),
     tuning: Object.fromEntries(
       TUNING_SETTINGS.flatMap((setting) => {
         const text = env[setting.env];

@@ -19,6 +19,7 @@ import { serviceBinding } from './http/service-binding.js';
 import { PlatformMetrics } from './observability/metrics.js';
 import { ReadinessCheck } from './observability/readiness.js';
 import { operationsRoutes } from './observability/routes.js';
+import { startTracing, type TracingSettings } from './observability/tracing.js';
 import { NO_DELIVERY_ENGINE, type ServiceContext } from './services/context.js';
 import { RetentionPruner } from './services/retention.js';
 import { SecretBox } from './services/secret-box.js';
@@ -66,6 +67,8 @@ export interface StartOptions {
   dashboardDir?: string;
   /** How long a workerd worker's output after its response still belongs to the dispatch (see WorkerdHostOptions). */
   workerOutputGraceMs?: number;
+  /** OpenTelemetry traces: these settings instead of the config's (undefined there: off). */
+  tracing?: TracingSettings;
 }
 
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
@@ -88,6 +91,11 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     throw error;
   }
   const metrics = new PlatformMetrics();
+  // Off unless configured: then nothing of OpenTelemetry is loaded, and no span is made.
+  const tracing = await startTracing(options.tracing ?? config.tracing, secrets.secretKey, {
+    version: VERSION,
+    logger,
+  });
   const writes = new GroupCommit(database.db, {
     ...groupCommitOptions(database.dialect),
     onBatch: (size) => metrics.batchCommitted(size),
@@ -106,6 +114,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     routeOnIngest: async () => undefined,
     deliveries: NO_DELIVERY_ENGINE,
     metrics,
+    tracing,
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
@@ -162,6 +171,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     // An event dispatch's calls through the binding act with its grant: no token lookup per call.
     bindingsFor: (grant) => ({ PORTICO_API: serviceBinding(binding, grant) }),
     metrics,
+    tracing,
   });
   // Ingest routes events through this node's dispatcher (it takes them once it runs).
   ctx.wake = dispatcher.intake.wake;
@@ -177,6 +187,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     perInstallation: tuning.deliveryPerInstallation,
     disableAfterMs: tuning.endpointDisableAfterMs,
     metrics,
+    tracing,
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
   // Deliveries asked for on this node go to its engine (it takes them once it runs).
@@ -265,6 +276,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         await retention.stop();
         await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
         await dispatcher.stop();
+        // The spans of the work that ended are sent before the server is gone.
+        await tracing?.close().catch((error) => logger.warn({ err: error }, 'could not send the last traces'));
         await writes.drain();
         await database.close();
       })();

@@ -22,6 +22,7 @@
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
 import type { PlatformMetrics } from '../observability/metrics.js';
+import type { PipelineTracing } from '../observability/tracing.js';
 import { AdaptiveLimits } from '../queue/adaptive-limits.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
@@ -65,6 +66,8 @@ export interface DeliveryEngineOptions {
   logger?: Logger | undefined;
   /** Counts attempts and ended deliveries (observability/metrics.ts). */
   metrics?: Pick<PlatformMetrics, 'attempted'> | undefined;
+  /** Traces attempts (observability/tracing.ts); unset when tracing is off. */
+  tracing?: Pick<PipelineTracing, 'attempting'> | undefined;
 }
 
 /** A delivery in the pool, with the sealed secrets read when it was asked for (they sign its first attempt). */
@@ -88,6 +91,7 @@ export class DeliveryEngine {
   /** Which endpoints have deliveries left unclaimed in the database, and whether unknown ones may wait. */
   private readonly backlog: Backlog<Job>;
   private readonly metrics: DeliveryEngineOptions['metrics'];
+  private readonly tracing: DeliveryEngineOptions['tracing'];
   private running = false;
   private renewTimer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
@@ -101,6 +105,7 @@ export class DeliveryEngine {
   constructor(options: DeliveryEngineOptions) {
     this.ctx = options.ctx;
     this.metrics = options.metrics;
+    this.tracing = options.tracing;
     this.now = options.now ?? (() => options.ctx.now());
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? timeoutMs + 20_000;
@@ -241,6 +246,7 @@ export class DeliveryEngine {
   private run(job: Job): void {
     const { row } = job;
     const endpoint = endpointKey(row);
+    const traced = this.tracing?.attempting(row);
     const attempt = attemptDelivery(this.attempts, row, {
       keepClaimed: this.running,
       sealedSecrets: job.sealedSecrets,
@@ -248,6 +254,7 @@ export class DeliveryEngine {
       .then(async (result) => {
         job.sealedSecrets = undefined;
         this.metrics?.attempted(row.event_id, result.post, result.status, this.now());
+        traced?.attempted(result);
         if (result.unanswered) this.limits.failed(endpoint);
         else if (result.status === 'delivered') this.limits.succeeded(endpoint);
         // What waits here for an endpoint this attempt disabled has ended failed in the database.
@@ -260,6 +267,7 @@ export class DeliveryEngine {
         this.done(job);
       })
       .catch((error) => {
+        traced?.failed(error);
         this.done(job);
         if (error instanceof LeaseLost) this.attempts.logger?.warn({ delivery: row.id }, error.message);
         else this.attempts.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed');

@@ -7,6 +7,7 @@
  */
 import type { PlatformEvent } from '@portico/runtime';
 import { HostError } from '../hosts/host.js';
+import type { DispatchTrace } from '../observability/tracing.js';
 import type { Opened } from '../services/circuit-breaker.js';
 import { loadDispatchContext } from '../services/dispatch-context.js';
 import { DELETED_EVENTS } from '../services/installations.js';
@@ -29,14 +30,17 @@ export interface OwedSettings extends CallSettings {
   settled?(outcome: string): void;
 }
 
-export async function dispatchOwed(settings: OwedSettings, row: OutboxRow): Promise<void> {
+export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, traced?: DispatchTrace): Promise<void> {
   const { ctx } = settings;
   const settle = (outcome: string, record?: DispatchRecord) => {
     const set = { dispatched_at: ctx.now(), outcome, claimed_until: null };
     const written = record
       ? ctx.write((trx) => outbox.settleOwned(trx, ctx.dialect, row, record, set), { standalone: true })
       : ctx.write((trx) => outbox.updateOwned(trx, row, set));
-    return written.then(() => settings.settled?.(outcome));
+    return written.then(() => {
+      settings.settled?.(outcome);
+      traced?.settled(outcome);
+    });
   };
   if ((row.claimed_until as number) - ctx.now() < settings.leaseMs / 2) {
     // Waited long in memory: the lease is renewed first, so no other node takes the row meanwhile.
@@ -88,4 +92,5 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow): Prom
     { standalone: true },
   );
   settings.settled?.('retrying');
+  traced?.settled(`retrying: ${failure}`);
 }

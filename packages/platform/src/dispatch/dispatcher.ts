@@ -19,6 +19,7 @@ import type { PlatformEvent } from '@portico/runtime';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
+import type { PipelineTracing } from '../observability/tracing.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { WakeLoop } from '../queue/wake-loop.js';
@@ -64,6 +65,8 @@ export interface DispatcherOptions {
   bindingsFor?: (grant: DispatchGrant) => Record<string, unknown>;
   /** Counts settled dispatches (observability/metrics.ts). */
   metrics?: { dispatchSettled(outcome: string): void } | undefined;
+  /** Traces routing and dispatches (observability/tracing.ts); unset when tracing is off. */
+  tracing?: Pick<PipelineTracing, 'routedLater' | 'dispatching'> | undefined;
 }
 
 export class Dispatcher {
@@ -215,12 +218,14 @@ export class Dispatcher {
     const events = await outbox.unroutedEvents(this.ctx.db, ROUTE_BATCH);
     if (events.length === 0) return 0;
     const now = this.ctx.now();
+    const began = this.options.tracing && performance.timeOrigin + performance.now();
     const routing = await this.routing(events, now);
+    let marked = new Set<string>();
     let ids: Map<string, number>;
     try {
       ids = await this.ctx.write(async (trx) => {
         // Another node may have routed some of them meanwhile: only those this one marks are written.
-        const marked = await outbox.markRouted(
+        marked = await outbox.markRouted(
           trx,
           events.map((e) => e.event_id),
           now,
@@ -233,6 +238,7 @@ export class Dispatcher {
       throw error;
     }
     routing.committed(ids);
+    if (began !== undefined) this.options.tracing?.routedLater(events, marked, routing.rows, began);
     return events.length;
   }
 
@@ -324,12 +330,13 @@ export class Dispatcher {
 
   /** Dispatches a row the pool started (its slots taken). */
   private run(row: OutboxRow): void {
-    const dispatch = dispatchOwed(this.owed, row)
-      .catch((error) =>
-        error instanceof LeaseLost
-          ? this.options.logger?.warn({ outbox: row.id }, error.message)
-          : this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed'),
-      )
+    const traced = this.options.tracing?.dispatching(row);
+    const dispatch = dispatchOwed(this.owed, row, traced)
+      .catch((error) => {
+        traced?.failed(error);
+        if (error instanceof LeaseLost) this.options.logger?.warn({ outbox: row.id }, error.message);
+        else this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed');
+      })
       .finally(() => {
         this.inFlight.delete(dispatch);
         this.pool.finished(row);

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { PlatformMetrics } from '../observability/metrics.js';
+import type { PipelineTracing } from '../observability/tracing.js';
 import type { Durability } from '../storage/durability.js';
 import type { Write, WriteOptions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
@@ -36,6 +37,8 @@ export interface ServiceContext {
   deliveries: DeliveryIntake;
   /** Counts what happens, in memory (observability/metrics.ts); unset in a context without a server. */
   metrics?: Pick<PlatformMetrics, 'eventsStored'> | undefined;
+  /** Traces events (observability/tracing.ts); unset when tracing is off. */
+  tracing?: Pick<PipelineTracing, 'ingest'> | undefined;
 }
 
 /** How deliveries reach the delivery engine of this node (server.ts wires the engine's `intake` in). */

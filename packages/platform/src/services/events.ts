@@ -66,6 +66,7 @@ export async function ingestEvents(
   /** Per input: its refusal, or the index of its row. */
   const slots: ({ error: DomainError } | number)[] = [];
   const now = ctx.now();
+  const traced = ctx.tracing?.ingest();
   for (const input of inputs) {
     if (input instanceof DomainError) {
       slots.push({ error: input });
@@ -94,7 +95,9 @@ export async function ingestEvents(
   if (rows.length > 0) {
     // (Should deciding the routing fail, the events are stored unrouted: the dispatcher's loop
     // routes them, and logs what fails.)
+    traced?.routing();
     const routing = await ctx.routeOnIngest(rows, now).catch(() => undefined);
+    traced?.routed();
     for (const row of rows) row.routed_at = routing ? now : null;
     const owed = routing?.rows ?? [];
     let stored: Stored;
@@ -109,6 +112,7 @@ export async function ingestEvents(
     routing?.committed(stored.owed);
     inserted = stored.events;
     ctx.metrics?.eventsStored(rows, inserted, now);
+    traced?.stored(rows, inserted, routing?.rows);
     if (routing === undefined && inserted.size > 0) ctx.wake('events');
   }
   const answered = new Set<string>();

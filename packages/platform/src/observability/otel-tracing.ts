@@ -1,0 +1,366 @@
+/**
+ * The pipeline's spans on the OpenTelemetry SDK, exported over OTLP/HTTP. Loaded only when tracing
+ * is on (tracing.ts imports this file dynamically); see docs/decisions/035-tracing.md.
+ *
+ * Each server has a tracer provider of its own, never registered as the global one: tests run
+ * several servers in one process, and the platform's code reads no ambient context. Spans are made
+ * when their step has ended, with the step's start time, so the span's id can depend on how it
+ * ended (a dispatch that settled its row takes the id its deliveries nest under).
+ */
+import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  type IdGenerator,
+  RandomIdGenerator,
+  type Sampler,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { Logger } from 'pino';
+import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
+import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
+import { attemptClass } from './metrics.js';
+import {
+  type AttemptTrace,
+  type DispatchTrace,
+  type IngestTrace,
+  type PipelineTracing,
+  spanClock,
+  type TraceIds,
+  type TracingSettings,
+} from './tracing.js';
+
+/** Random ids, except the next ones when planned (a span whose id is derived; startSpan is synchronous). */
+class PlannedIds implements IdGenerator {
+  private readonly random = new RandomIdGenerator();
+  traceId: string | undefined;
+  spanId: string | undefined;
+
+  generateTraceId(): string {
+    const id = this.traceId ?? this.random.generateTraceId();
+    this.traceId = undefined;
+    return id;
+  }
+
+  generateSpanId(): string {
+    const id = this.spanId ?? this.random.generateSpanId();
+    this.spanId = undefined;
+    return id;
+  }
+}
+
+interface SpanPlan {
+  name: string;
+  kind: SpanKind;
+  traceId: string;
+  /** The parent's span id (it may live on another node); none for the trace's root. */
+  parent?: string | undefined;
+  /** This span's id, when derived; else random. */
+  spanId?: string | undefined;
+  start: number;
+  attributes: Attributes;
+  error?: string | undefined;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+
+export class OtelTracing implements PipelineTracing {
+  private readonly tracer;
+
+  private constructor(
+    private readonly provider: TracerProvider,
+    private readonly planned: PlannedIds,
+    private readonly ids: TraceIds,
+    version: string,
+  ) {
+    this.tracer = provider.getTracer('@portico/platform', version);
+  }
+
+  static async start(
+    settings: TracingSettings,
+    ids: TraceIds,
+    options: { version: string; logger?: Logger | undefined },
+  ): Promise<OtelTracing> {
+    // The exporters read OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, _TIMEOUT, _COMPRESSION and the
+    // certificate variables themselves; the URL is the one the settings name.
+    const exporter: SpanExporter =
+      settings.protocol === 'http/json'
+        ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url: settings.tracesUrl })
+        : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url: settings.tracesUrl });
+    const sampler: Sampler =
+      settings.ratio >= 1
+        ? new AlwaysOnSampler()
+        : settings.ratio <= 0
+          ? new AlwaysOffSampler()
+          : new TraceIdRatioBasedSampler(settings.ratio);
+    // OTEL_RESOURCE_ATTRIBUTES, with Portico's service name and version over them.
+    const resource = detectResources({ detectors: [envDetector] }).merge(
+      resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': options.version }),
+    );
+    const planned = new PlannedIds();
+    const provider = new TracerProvider({
+      resource,
+      sampler,
+      idGenerator: planned,
+      spanProcessors: [
+        new BatchSpanProcessor({
+          exporter,
+          scheduledDelayMillis: settings.scheduledDelayMs,
+          maxExportBatchSize: Math.min(settings.maxExportBatchSize, settings.maxQueueSize),
+          maxQueueSize: settings.maxQueueSize,
+          exportTimeoutMillis: settings.exportTimeoutMs,
+        }),
+      ],
+    });
+    return new OtelTracing(provider, planned, ids, options.version);
+  }
+
+  ingest(): IngestTrace {
+    const began = spanClock();
+    let routeBegan: number | undefined;
+    let routeEnded: number | undefined;
+    return {
+      routing: () => {
+        routeBegan = spanClock();
+      },
+      routed: () => {
+        routeEnded = spanClock();
+      },
+      stored: (events, inserted, owed) => {
+        const end = spanClock();
+        const byEvent = owed && installationsByEvent(owed);
+        const seen = new Set<string>();
+        for (const event of events) {
+          const eventId = event.event_id;
+          const traceId = this.ids.trace(eventId);
+          const attributes = { 'portico.event.id': eventId, 'portico.event.type': event.type };
+          if (!inserted.has(eventId) || seen.has(eventId)) {
+            // A repeated eventId: its own span in the event's trace, under the first ingest.
+            this.record(
+              {
+                name: 'event.ingest',
+                kind: SpanKind.INTERNAL,
+                traceId,
+                parent: this.ids.ingest(eventId),
+                start: began,
+                attributes: { ...attributes, 'portico.event.duplicate': true },
+              },
+              end,
+            );
+            continue;
+          }
+          seen.add(eventId);
+          this.record(
+            {
+              name: 'event.ingest',
+              kind: SpanKind.INTERNAL,
+              traceId,
+              spanId: this.ids.ingest(eventId),
+              start: began,
+              attributes: {
+                ...attributes,
+                'portico.event.duplicate': false,
+                'portico.event.routed': byEvent !== undefined,
+              },
+            },
+            end,
+          );
+          // Stored unrouted: the dispatcher's loop routes it later, and records its routing then.
+          if (byEvent !== undefined && routeBegan !== undefined)
+            this.routing(eventId, event.type, byEvent.get(eventId) ?? [], routeBegan, routeEnded ?? end, false);
+        }
+      },
+    };
+  }
+
+  routedLater(
+    events: readonly { event_id: string; type: string }[],
+    marked: ReadonlySet<string>,
+    owed: readonly NewOutboxRow[],
+    began: number,
+  ): void {
+    const end = spanClock();
+    const byEvent = installationsByEvent(owed);
+    for (const event of events) {
+      if (marked.has(event.event_id))
+        this.routing(event.event_id, event.type, byEvent.get(event.event_id) ?? [], began, end, true);
+    }
+  }
+
+  dispatching(row: OutboxRow): DispatchTrace | undefined {
+    const eventId = row.event_id;
+    // An installation's own setup and deleted events belong to no ingested event.
+    if (eventId === null) return undefined;
+    const start = spanClock();
+    let ended = false;
+    const plan = (outcome: string | undefined, final: boolean, error?: string): SpanPlan => ({
+      name: 'event.dispatch',
+      kind: SpanKind.CONSUMER,
+      traceId: this.ids.trace(eventId),
+      parent: this.ids.routing(eventId),
+      spanId: final ? this.ids.dispatch(eventId, row.installation_id) : undefined,
+      start,
+      attributes: {
+        'portico.event.id': eventId,
+        'portico.event.type': row.event_type,
+        'portico.installation.id': row.installation_id,
+        'portico.integration.name': row.integration_name,
+        'portico.outbox.id': row.id,
+        'portico.dispatch.attempt': row.attempts + 1,
+        ...(outcome !== undefined ? { 'portico.dispatch.outcome': outcome.slice(0, 500) } : {}),
+      },
+      error,
+    });
+    return {
+      settled: (outcome) => {
+        if (ended) return;
+        ended = true;
+        const retrying = outcome.startsWith('retrying');
+        const failed = retrying || outcome.startsWith('failed');
+        this.record(plan(outcome, !retrying, failed ? outcome.slice(0, 500) : undefined), spanClock());
+      },
+      failed: (error) => {
+        if (ended) return;
+        ended = true;
+        this.record(plan(undefined, false, errorText(error)), spanClock());
+      },
+    };
+  }
+
+  attempting(row: DeliveryRow): AttemptTrace {
+    const start = spanClock();
+    const number = row.attempts + 1;
+    let ended = false;
+    const plan = (attributes: Attributes, error?: string): SpanPlan => ({
+      name: 'delivery.attempt',
+      kind: SpanKind.CLIENT,
+      traceId: this.ids.trace(row.event_id),
+      // The dispatch that settled the event's row of this installation asked for the delivery.
+      parent: this.ids.dispatch(row.event_id, row.installation_id),
+      start,
+      attributes: {
+        'portico.event.id': row.event_id,
+        'portico.event.type': row.type,
+        'portico.installation.id': row.installation_id,
+        'portico.delivery.id': row.id,
+        'portico.delivery.attempt': number,
+        // The destination's scheme, host and port: a URL's path and query may hold a secret.
+        ...(row.destination ? { 'portico.delivery.destination': row.destination } : {}),
+        ...(row.redelivery_of ? { 'portico.delivery.redelivery_of': row.redelivery_of } : {}),
+        'http.request.method': 'POST',
+        ...attributes,
+      },
+      error,
+    });
+    return {
+      attempted: ({ status, post }) => {
+        if (ended) return;
+        ended = true;
+        const kind = attemptClass(post);
+        const error =
+          post.kind === 'answered'
+            ? kind === '2xx'
+              ? undefined
+              : `answered ${post.status}`
+            : post.kind === 'refused'
+              ? post.reason
+              : errorText(post.error);
+        this.record(
+          plan(
+            {
+              'portico.delivery.outcome_class': kind,
+              'portico.delivery.status': status,
+              ...(post.kind === 'answered' ? { 'http.response.status_code': post.status } : {}),
+            },
+            error,
+          ),
+          spanClock(),
+        );
+      },
+      failed: (error) => {
+        if (ended) return;
+        ended = true;
+        this.record(plan({}, errorText(error)), spanClock());
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.provider.shutdown();
+  }
+
+  /** Sends what waits now (tests). */
+  async flush(): Promise<void> {
+    await this.provider.forceFlush();
+  }
+
+  private routing(
+    eventId: string,
+    type: string,
+    installations: string[],
+    start: number,
+    end: number,
+    later: boolean,
+  ): void {
+    this.record(
+      {
+        name: 'event.route',
+        kind: SpanKind.INTERNAL,
+        traceId: this.ids.trace(eventId),
+        parent: this.ids.ingest(eventId),
+        spanId: this.ids.routing(eventId),
+        start,
+        attributes: {
+          'portico.event.id': eventId,
+          'portico.event.type': type,
+          'portico.routing.installations': installations,
+          'portico.routing.dispatches': installations.length,
+          'portico.routing.deferred': later,
+        },
+      },
+      end,
+    );
+  }
+
+  /** Makes and ends one span with the ids its plan names. */
+  private record(plan: SpanPlan, end: number): void {
+    this.planned.spanId = plan.spanId;
+    let context = ROOT_CONTEXT;
+    if (plan.parent === undefined) this.planned.traceId = plan.traceId;
+    else
+      context = trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: plan.traceId,
+        spanId: plan.parent,
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+      });
+    let span: ReturnType<typeof this.tracer.startSpan>;
+    try {
+      span = this.tracer.startSpan(
+        plan.name,
+        { kind: plan.kind, startTime: plan.start, attributes: plan.attributes },
+        context,
+      );
+    } finally {
+      this.planned.spanId = undefined;
+      this.planned.traceId = undefined;
+    }
+    if (plan.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: plan.error });
+    span.end(end);
+  }
+}
+
+function installationsByEvent(owed: readonly NewOutboxRow[]): Map<string, string[]> {
+  const byEvent = new Map<string, string[]>();
+  for (const row of owed) {
+    if (row.event_id == null) continue;
+    const list = byEvent.get(row.event_id);
+    if (list) list.push(row.installation_id);
+    else byEvent.set(row.event_id, [row.installation_id]);
+  }
+  return byEvent;
+}
