@@ -28,6 +28,8 @@ export interface PlatformConfig {
   tuning?: Partial<Tuning> | undefined;
   /** When set, `GET /metrics` answers only `Authorization: Bearer <this>` (PORTICO_METRICS_TOKEN). */
   metricsToken?: string | undefined;
+  /** Operator alerts are POSTed here, signed (PORTICO_ALERT_URL; decision 034); unset: none are sent. */
+  alertUrl?: string | undefined;
 }
 
 /**
@@ -210,6 +212,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     frameAncestors: parseFrameAncestors(env.PORTICO_FRAME_ANCESTORS, 'PORTICO_FRAME_ANCESTORS'),
     secretKey: env.PORTICO_SECRET_KEY || undefined,
     metricsToken: env.PORTICO_METRICS_TOKEN || undefined,
+    alertUrl: env.PORTICO_ALERT_URL ? checkAlertUrl(env.PORTICO_ALERT_URL, true, 'PORTICO_ALERT_URL') : undefined,
     tuning: Object.fromEntries(
       TUNING_SETTINGS.flatMap((setting) => {
         const text = env[setting.env];
@@ -217,6 +220,28 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
       }),
     ),
   };
+}
+
+/**
+ * The alert URL as given, when deliveries can reach it: http(s), and http only where deliveries may
+ * use it (PORTICO_ALLOW_PRIVATE_NETWORK=1). Throws a ConfigError naming `source` otherwise.
+ */
+export function checkAlertUrl(text: string, allowPrivateNetwork: boolean, source = 'PORTICO_ALERT_URL'): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new ConfigError(
+      `${source} must be an http(s) URL such as https://ops.example.com/portico-alerts, got "${text}"`,
+    );
+  }
+  if (url.protocol === 'http:' && !allowPrivateNetwork) {
+    throw new ConfigError(
+      `${source} must use https: deliveries use http only with PORTICO_ALLOW_PRIVATE_NETWORK=1, got "${text}"`,
+    );
+  }
+  return text;
 }
 
 /** An origin a CSP source list takes: scheme and host (a leading `*.` allowed), an optional port, no path. */

@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { AlertHooks } from '../alerts/alert-hooks.js';
 import type { PlatformMetrics } from '../observability/metrics.js';
 import type { Durability } from '../storage/durability.js';
 import type { Write, WriteOptions } from '../storage/group-commit.js';
@@ -36,6 +37,8 @@ export interface ServiceContext {
   deliveries: DeliveryIntake;
   /** Counts what happens, in memory (observability/metrics.ts); unset in a context without a server. */
   metrics?: Pick<PlatformMetrics, 'eventsStored'> | undefined;
+  /** Operator alerts (alerts/operator-alerts.ts); unset when PORTICO_ALERT_URL is not. */
+  alerts?: AlertHooks | undefined;
 }
 
 /** How deliveries reach the delivery engine of this node (server.ts wires the engine's `intake` in). */
