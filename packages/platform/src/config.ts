@@ -31,6 +31,8 @@ export interface PlatformConfig {
   metricsToken?: string | undefined;
   /** OpenTelemetry traces, when on (the OTEL_* variables; observability/tracing.ts). */
   tracing?: TracingSettings | undefined;
+  /** Operator alerts are POSTed here, signed (PORTICO_ALERT_URL; decision 034); unset: none are sent. */
+  alertUrl?: string | undefined;
 }
 
 /**
@@ -214,6 +216,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     secretKey: env.PORTICO_SECRET_KEY || undefined,
     metricsToken: env.PORTICO_METRICS_TOKEN || undefined,
     tracing: tracingFromEnv(env),
+    alertUrl: env.PORTICO_ALERT_URL ? checkAlertUrl(env.PORTICO_ALERT_URL, true, 'PORTICO_ALERT_URL') : undefined,
     tuning: Object.fromEntries(
       TUNING_SETTINGS.flatMap((setting) => {
         const text = env[setting.env];
@@ -221,6 +224,28 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
       }),
     ),
   };
+}
+
+/**
+ * The alert URL as given, when deliveries can reach it: http(s), and http only where deliveries may
+ * use it (PORTICO_ALLOW_PRIVATE_NETWORK=1). Throws a ConfigError naming `source` otherwise.
+ */
+export function checkAlertUrl(text: string, allowPrivateNetwork: boolean, source = 'PORTICO_ALERT_URL'): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new ConfigError(
+      `${source} must be an http(s) URL such as https://ops.example.com/portico-alerts, got "${text}"`,
+    );
+  }
+  if (url.protocol === 'http:' && !allowPrivateNetwork) {
+    throw new ConfigError(
+      `${source} must use https: deliveries use http only with PORTICO_ALLOW_PRIVATE_NETWORK=1, got "${text}"`,
+    );
+  }
+  return text;
 }
 
 /** An origin a CSP source list takes: scheme and host (a leading `*.` allowed), an optional port, no path. */

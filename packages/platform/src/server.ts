@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import type { Integration } from '@portico/runtime';
 import { type Logger, pino } from 'pino';
+import { OperatorAlerts } from './alerts/operator-alerts.js';
 import { BUILTINS, publishBuiltins } from './builtins.js';
-import { type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
+import { checkAlertUrl, type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { RecoveryRunner } from './delivery/recoveries.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
@@ -74,6 +75,7 @@ export interface StartOptions {
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const secrets = resolveSecrets(config);
+  if (config.alertUrl !== undefined) checkAlertUrl(config.alertUrl, config.allowPrivateNetwork);
   const tuning = resolveTuning(config);
   const database = openDatabase({
     url: config.databaseUrl,
@@ -161,6 +163,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   };
   if (hosts.workerd.orphanWarning) logger.warn(hosts.workerd.orphanWarning);
   await publishBuiltins(ctx);
+  // Operator alerts, when PORTICO_ALERT_URL is set: deliveries of the engine made below (decision 034).
+  const alerts =
+    config.alertUrl === undefined ? undefined : await OperatorAlerts.start({ ctx, url: config.alertUrl, logger });
+  ctx.alerts = alerts;
   const dispatcher = new Dispatcher({
     ctx,
     hosts,
@@ -273,6 +279,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         await dispatcher.stop(SHUTDOWN_GRACE_MS);
         await recoveries.stop();
         await deliveries.stop();
+        await alerts?.drain();
         await retention.stop();
         await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
         await dispatcher.stop();

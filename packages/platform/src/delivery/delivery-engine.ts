@@ -259,6 +259,8 @@ export class DeliveryEngine {
         else if (result.status === 'delivered') this.limits.succeeded(endpoint);
         // What waits here for an endpoint this attempt disabled has ended failed in the database.
         if (result.disabledEndpoint) this.pool.take((other) => endpointKey(other.row) === endpoint);
+        // Failed for good (never on a success): the operator's alert, in the background.
+        if (result.status === 'failed') this.ctx.alerts?.deliveryEnded(row.id, result.disabledEndpoint);
         if (result.status === 'pending' && row.claimed_until !== null) {
           if (this.running) return this.pool.retryAt(job, result.next as number, this.now());
           // Stopped meanwhile: the retry goes back for any node's claim.

@@ -227,6 +227,7 @@ export async function endpointsOf(db: Kysely<Database>, installationId: string):
 /** Enables a disabled endpoint: its failures are forgotten and new deliveries go to it again. */
 export async function enableEndpoint(ctx: ServiceContext, principal: Principal, installationId: string, id: string) {
   await authorizedInstallation(ctx, principal, installationId);
+  const recovered = await ctx.alerts?.endpointEnabling(installationId, id);
   const now = ctx.now();
   const row = await ctx.db
     .updateTable('endpoints')
@@ -242,6 +243,7 @@ export async function enableEndpoint(ctx: ServiceContext, principal: Principal, 
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound(`the endpoint ${id} of the installation ${installationId}`);
+  recovered?.();
   return view(row);
 }
 

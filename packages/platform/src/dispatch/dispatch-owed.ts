@@ -25,7 +25,7 @@ export interface OwedSettings extends CallSettings {
   /** The integration answered (even with an error status): its worker is alive. */
   workerAnswered(integration: string): void;
   /** Its worker failed; answers whether the failure opened its breaker (and until when). */
-  workerFailed(integration: string, cause: string): Promise<Opened | undefined>;
+  workerFailed(integration: string, cause: string, row?: OutboxRow): Promise<Opened | undefined>;
   /** The row's outcome was written (metrics). */
   settled?(outcome: string): void;
 }
@@ -77,7 +77,7 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, trace
   } else {
     failure = called.error.message;
     if (called.error instanceof HostError && WORKER_FAILURES.has(called.error.failure))
-      waitUntil = (await settings.workerFailed(row.integration_name, failure))?.until ?? 0;
+      waitUntil = (await settings.workerFailed(row.integration_name, failure, row))?.until ?? 0;
   }
   const attempts = row.attempts + 1;
   if (attempts >= settings.maxAttempts) return settle(`failed after ${attempts} attempts: ${failure}`, called.record);

@@ -114,9 +114,10 @@ export class Dispatcher {
       maxAttempts: options.maxAttempts ?? 5,
       settled: options.metrics && ((outcome) => options.metrics?.dispatchSettled(outcome)),
       workerAnswered: (integration) => this.breakers.succeeded(integration),
-      workerFailed: async (integration, cause) => {
+      workerFailed: async (integration, cause, row) => {
         const opened = this.breakers.failed(integration);
         if (opened) await this.backOff(integration, opened.until, opened.delayMs, opened.failures, cause);
+        if (opened && row) this.ctx.alerts?.circuitOpened({ integration, ...opened, cause, row });
         return opened;
       },
     };

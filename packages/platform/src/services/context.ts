@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { AlertHooks } from '../alerts/alert-hooks.js';
 import type { PlatformMetrics } from '../observability/metrics.js';
 import type { PipelineTracing } from '../observability/tracing.js';
 import type { Durability } from '../storage/durability.js';
@@ -39,6 +40,8 @@ export interface ServiceContext {
   metrics?: Pick<PlatformMetrics, 'eventsStored'> | undefined;
   /** Traces events (observability/tracing.ts); unset when tracing is off. */
   tracing?: Pick<PipelineTracing, 'ingest'> | undefined;
+  /** Operator alerts (alerts/operator-alerts.ts); unset when PORTICO_ALERT_URL is not. */
+  alerts?: AlertHooks | undefined;
 }
 
 /** How deliveries reach the delivery engine of this node (server.ts wires the engine's `intake` in). */

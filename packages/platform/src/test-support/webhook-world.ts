@@ -100,12 +100,17 @@ export interface WebhookWorld {
 
 export async function startWebhookWorld(
   backend: Backend,
-  options: StartOptions & { allowPrivateNetwork?: boolean; tuning?: Partial<Tuning> } = {},
+  options: StartOptions & {
+    allowPrivateNetwork?: boolean;
+    tuning?: Partial<Tuning>;
+    /** More settings, read when the world starts (after its receivers have, so their URLs are known). */
+    settings?: () => Partial<PlatformConfig>;
+  } = {},
 ): Promise<WebhookWorld> {
   const { config, cleanup } = await backend.fresh();
-  const { allowPrivateNetwork = true, tuning, ...start } = options;
+  const { allowPrivateNetwork = true, tuning, settings, ...start } = options;
   const platform = await startPlatform(
-    { ...config, allowPrivateNetwork, tuning },
+    { ...config, allowPrivateNetwork, tuning, ...settings?.() },
     { deliveryTimeoutMs: 1000, ...start },
   );
   const admin = client(platform.url, platform.adminToken);

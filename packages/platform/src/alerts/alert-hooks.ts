@@ -1,0 +1,30 @@
+/**
+ * Where the pipeline tells operator alerts (operator-alerts.ts) that something an operator should
+ * know about happened. Each is called only once its cause is committed, never on the path of a
+ * delivery that succeeds, and never waits: an alert is written and sent in the background.
+ */
+import type { Database } from '../storage/schema.js';
+
+export interface AlertHooks {
+  /** A delivery ended `failed` after an attempt; `disabledEndpoint`: that attempt disabled its endpoint. */
+  deliveryEnded(deliveryId: string, disabledEndpoint: boolean): void;
+  /**
+   * An endpoint is about to be enabled: answers, when it is disabled now, what to call once the
+   * enabling has committed (it sends `endpoint.recovered`).
+   */
+  endpointEnabling(installationId: string, endpointId: string): Promise<(() => void) | undefined>;
+  /** An integration's circuit breaker opened, after the failure of the dispatch of `row`. */
+  circuitOpened(opened: CircuitOpened): void;
+}
+
+export interface CircuitOpened {
+  integration: string;
+  /** Failures in a row that opened it. */
+  failures: number;
+  /** When it lets a probe through (Unix ms). */
+  until: number;
+  /** The last failure. */
+  cause: string;
+  /** The owed row whose dispatch failed and opened it. */
+  row: Pick<Database['outbox'], 'installation_id' | 'event_id' | 'event_type'>;
+}

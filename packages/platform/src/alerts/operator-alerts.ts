@@ -1,0 +1,223 @@
+/**
+ * Operator alerts (decision 034): `delivery.failed`, `endpoint.disabled`, `endpoint.recovered` and
+ * `integration.circuit_opened`, each a signed JSON POST to `PORTICO_ALERT_URL`.
+ *
+ * An alert is a delivery of Portico's own delivery engine, asked for like any other
+ * (`requestDelivery`): a durable row, signed with `X-Platform-Signature`, retried in the spec's
+ * windows, shown in the deliveries log, redeliverable. It belongs to the **alerts installation**
+ * (`portico-alerts`): an organization installation of the built-in webhook integration in the
+ * built-in `portico` organization, made at start when the setting is there. Its signing secret
+ * is the operator's to read and rotate (`GET /v1/installations/portico-alerts/signing-secret`).
+ *
+ * Alerts never go to the endpoint they are about: the alert endpoint is the alerts installation's,
+ * and an alert about an endpoint whose URL is the alert URL itself is not sent. Nothing about the
+ * alerts installation's own deliveries or endpoint is alerted, so an alert that fails makes no alert.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { BUILTIN_ORGANIZATION } from '../builtins.js';
+import { ConfigError } from '../config.js';
+import { requestDelivery } from '../delivery/deliveries.js';
+import { validSecrets } from '../delivery/signing-secrets.js';
+import type { ServiceContext } from '../services/context.js';
+import * as repository from '../storage/repositories/alerts.js';
+import type { AlertHooks, CircuitOpened } from './alert-hooks.js';
+
+/** The installation alert deliveries belong to. */
+export const ALERTS_INSTALLATION_ID = 'portico-alerts';
+
+export type AlertType = 'delivery.failed' | 'endpoint.disabled' | 'endpoint.recovered' | 'integration.circuit_opened';
+
+/** The JSON body of an alert: every key is always there, null when it does not apply. */
+export interface OperatorAlert {
+  /** Unique per alert and stable for its cause: a receiver dedupes on it. Also `X-Platform-Event-Id`. */
+  eventId: string;
+  type: AlertType;
+  occurredAt: string;
+  /** The installation it is about (for a circuit breaker: the one whose dispatch opened it). */
+  installation: {
+    id: string;
+    integration: string;
+    organizationId: string;
+    target: { type: string; id: string };
+  } | null;
+  /** The endpoint (the installation's URL) it is about. */
+  endpoint: { id: string; url: string; disabledReason: string | null } | null;
+  /** The platform event of the delivery or dispatch it is about (`type` is the delivery's type). */
+  event: { id: string; type: string } | null;
+  /** The delivery that ended failed, or whose attempt disabled the endpoint. */
+  delivery: { id: string; attempts: number } | null;
+  /** For `integration.circuit_opened`. */
+  circuit: { integration: string; failures: number; retryAt: string } | null;
+  lastError: string | null;
+}
+
+export interface OperatorAlertsOptions {
+  ctx: ServiceContext;
+  /** PORTICO_ALERT_URL. */
+  url: string;
+  logger?: Logger | undefined;
+}
+
+type Facts = NonNullable<Awaited<ReturnType<typeof repository.installationFacts>>>;
+
+const installationOf = (facts: Facts): OperatorAlert['installation'] => ({
+  id: facts.installation_id,
+  integration: facts.integration_name,
+  organizationId: facts.organization_id,
+  target: { type: facts.target_type, id: facts.target_id },
+});
+
+const sameUrl = (a: string, b: string) => {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return a === b;
+  }
+};
+
+export class OperatorAlerts implements AlertHooks {
+  private readonly ctx: ServiceContext;
+  private readonly url: string;
+  private readonly logger: Logger | undefined;
+  /** Alerts being read or written now (`drain` waits for them). */
+  private readonly underWay = new Set<Promise<void>>();
+
+  private constructor(options: OperatorAlertsOptions) {
+    this.ctx = options.ctx;
+    this.url = options.url;
+    this.logger = options.logger;
+  }
+
+  /** Makes the alerts installation exist (after the built-ins are published) and answers the alerts. */
+  static async start(options: OperatorAlertsOptions): Promise<OperatorAlerts> {
+    const { ctx } = options;
+    const there = await repository.ensureAlertsInstallation(ctx.db, {
+      id: ALERTS_INSTALLATION_ID,
+      organizationId: BUILTIN_ORGANIZATION,
+      integration: 'webhook',
+      installationKey: ctx.box.seal(randomBytes(32).toString('base64url')),
+      now: ctx.now(),
+    });
+    if (!there) {
+      throw new ConfigError(
+        `PORTICO_ALERT_URL is set, but the installation ${ALERTS_INSTALLATION_ID} that alerts are delivered for could not be made: the webhook integration is already installed in the ${BUILTIN_ORGANIZATION} organization, or ${ALERTS_INSTALLATION_ID} was uninstalled. Uninstall the other installation, or unset PORTICO_ALERT_URL`,
+      );
+    }
+    // Its signing secret exists before the first alert, so the operator can read it at once.
+    await validSecrets(ctx, ALERTS_INSTALLATION_ID);
+    options.logger?.info(
+      { alertUrl: options.url, installation: ALERTS_INSTALLATION_ID },
+      `operator alerts go to the alert URL, signed with the secret of GET /v1/installations/${ALERTS_INSTALLATION_ID}/signing-secret`,
+    );
+    return new OperatorAlerts(options);
+  }
+
+  deliveryEnded(deliveryId: string, disabledEndpoint: boolean): void {
+    this.inBackground('delivery', async () => {
+      const ended = await repository.endedDelivery(this.ctx.db, deliveryId);
+      // An alert's own delivery failing makes no alert.
+      if (ended === undefined || ended.installation_id === ALERTS_INSTALLATION_ID) return;
+      if (ended.status !== 'failed') return;
+      const endpoint =
+        ended.endpoint_id === null
+          ? null
+          : { id: ended.endpoint_id, url: ended.url, disabledReason: ended.disabled_reason };
+      const common = {
+        installation: installationOf(ended),
+        endpoint,
+        event: { id: ended.event_id, type: ended.type },
+        delivery: { id: ended.id, attempts: ended.attempts },
+        circuit: null,
+      };
+      if (disabledEndpoint && ended.endpoint_id !== null) {
+        await this.send(ended.url, {
+          eventId: `endpoint.disabled:${ended.endpoint_id}:${ended.disabled_at ?? 0}`,
+          type: 'endpoint.disabled',
+          ...common,
+          lastError: ended.endpoint_last_error ?? ended.last_error,
+        });
+        return;
+      }
+      // Failed because its endpoint is disabled: `endpoint.disabled` said so once, for all of them.
+      if (ended.disabled_at !== null) return;
+      await this.send(ended.url, {
+        eventId: `delivery.failed:${ended.id}`,
+        type: 'delivery.failed',
+        ...common,
+        lastError: ended.last_error,
+      });
+    });
+  }
+
+  async endpointEnabling(installationId: string, endpointId: string): Promise<(() => void) | undefined> {
+    if (installationId === ALERTS_INSTALLATION_ID) return undefined;
+    const before = await repository.endpointWithInstallation(this.ctx.db, installationId, endpointId);
+    if (before === undefined || before.disabled_at === null) return undefined;
+    return () => {
+      const at = this.ctx.now();
+      this.inBackground('endpoint', () =>
+        this.send(before.url, {
+          eventId: `endpoint.recovered:${before.id}:${at}`,
+          type: 'endpoint.recovered',
+          installation: installationOf(before),
+          endpoint: { id: before.id, url: before.url, disabledReason: before.disabled_reason },
+          event: null,
+          delivery: null,
+          circuit: null,
+          lastError: before.last_error,
+        }),
+      );
+    };
+  }
+
+  circuitOpened(opened: CircuitOpened): void {
+    this.inBackground('circuit breaker', async () => {
+      const facts = await repository.installationFacts(this.ctx.db, opened.row.installation_id);
+      await this.send(undefined, {
+        eventId: `integration.circuit_opened:${opened.integration}:${opened.until}`,
+        type: 'integration.circuit_opened',
+        installation: facts === undefined ? null : installationOf(facts),
+        endpoint: null,
+        event: opened.row.event_id === null ? null : { id: opened.row.event_id, type: opened.row.event_type },
+        delivery: null,
+        circuit: {
+          integration: opened.integration,
+          failures: opened.failures,
+          retryAt: new Date(opened.until).toISOString(),
+        },
+        lastError: opened.cause,
+      });
+    });
+  }
+
+  /** Waits for the alerts being written now (a stopping server, before it closes the database). */
+  async drain(): Promise<void> {
+    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+  }
+
+  /** Asks the delivery engine for the alert's delivery; `about` is the URL of the endpoint it is about. */
+  private async send(about: string | undefined, alert: Omit<OperatorAlert, 'occurredAt'>): Promise<void> {
+    if (about !== undefined && sameUrl(about, this.url)) {
+      this.logger?.warn(
+        { alert: alert.type, url: about },
+        'an operator alert about the alert URL itself is not sent (it never goes to the endpoint it is about)',
+      );
+      return;
+    }
+    const payload: OperatorAlert = { ...alert, occurredAt: new Date(this.ctx.now()).toISOString() };
+    await requestDelivery(this.ctx, { kind: 'admin' }, ALERTS_INSTALLATION_ID, {
+      url: this.url,
+      eventId: payload.eventId,
+      type: payload.type,
+      payload: payload as unknown as Record<string, unknown>,
+    });
+  }
+
+  private inBackground(about: string, work: () => Promise<void>): void {
+    const running: Promise<void> = work()
+      .catch((error) => this.logger?.error({ err: error }, `could not make the operator alert about a ${about}`))
+      .finally(() => this.underWay.delete(running));
+    this.underWay.add(running);
+  }
+}
