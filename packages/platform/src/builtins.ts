@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Integration } from '@portico/runtime';
 import webhook from '@portico/webhook-integration';
-import type { ServiceContext } from './services/context.js';
 import { publish } from './services/integrations.js';
+import type { ServiceContext } from './types.js';
 
 export const BUILTIN_ORGANIZATION = 'portico';
 

@@ -1,3 +1,4 @@
+export { createSignInCode, SIGN_IN_CODE_TTL_MS } from './access/sessions.js';
 export {
   ConfigError,
   configFromEnv,
@@ -19,10 +20,9 @@ export { RemoteHost } from './hosts/remote-host.js';
 export { WorkerdHost } from './hosts/workerd-host.js';
 export { createApp } from './http/app.js';
 export { type RunningPlatform, type StartOptions, startPlatform, VERSION } from './server.js';
-export type { Principal, ServiceContext } from './services/context.js';
 export type { DispatchView } from './services/dispatch-log.js';
 export { currentToken } from './services/installations.js';
 export { type LiveEvent, LiveFeed, type LiveType } from './services/live-feed.js';
-export { createSignInCode, SIGN_IN_CODE_TTL_MS } from './services/sessions.js';
 export { openDatabase } from './storage/database.js';
 export { migrate } from './storage/migrate.js';
+export type { Principal, ServiceContext } from './types.js';

@@ -14,9 +14,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { unauthenticated } from './errors/domain-error.js';
 import { streamRoutes } from './http/stream-routes.js';
 import { startPlatform } from './server.js';
-import type { Principal } from './services/context.js';
 import { backends } from './test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from './test-support/webhook-world.js';
+import type { Principal } from './types.js';
 
 interface Message {
   event?: string;

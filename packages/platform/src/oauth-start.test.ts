@@ -13,8 +13,8 @@ import {
   listenOAuthProvider,
   type RunningProvider,
 } from '../../testing/src/test-support/oauth-provider.js';
+import { SESSION_COOKIE } from './access/sessions.js';
 import { startOAuth } from './services/oauth-starts.js';
-import { SESSION_COOKIE } from './services/sessions.js';
 import { backends } from './test-support/backends.js';
 import { startWorld, type World } from './test-support/world.js';
 

@@ -6,11 +6,11 @@
  */
 import { parseManifest } from '@portico/manifest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SecretBox } from './access/secret-box.js';
+import { hashToken } from './access/tokens.js';
 import { BUILTINS } from './builtins.js';
 import { RecoveryRunner } from './delivery/recoveries.js';
 import { type RunningPlatform, startPlatform } from './server.js';
-import { SecretBox } from './services/secret-box.js';
-import { hashToken } from './services/tokens.js';
 import { openDatabase } from './storage/database.js';
 import { loadMigrations, migrate } from './storage/migrate.js';
 import { client } from './test-support/api.js';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import type { Integration } from '@portico/runtime';
 import { type Logger, pino } from 'pino';
+import { SecretBox } from './access/secret-box.js';
 import { BUILTINS, publishBuiltins } from './builtins.js';
 import { type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
@@ -16,12 +17,11 @@ import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import { serviceBinding } from './http/service-binding.js';
-import { NO_DELIVERY_ENGINE, type ServiceContext } from './services/context.js';
 import { RetentionPruner } from './services/retention.js';
-import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
 import { GroupCommit, groupCommitOptions } from './storage/group-commit.js';
 import { migrate } from './storage/migrate.js';
+import { NO_DELIVERY_ENGINE, type ServiceContext } from './types.js';
 
 export const VERSION = '0.1.0';
 /** How long a stopping server waits for dispatches in flight before it ends their workers. */

@@ -7,9 +7,9 @@
 import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryDelay, sign } from '@portico/webhooks';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
-import type { ServiceContext } from '../services/context.js';
 import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
+import type { ServiceContext } from '../types.js';
 import { recordAttempt, writesHealth } from './endpoints.js';
 import { postWebhook } from './post-webhook.js';
 import { validSecrets } from './signing-secrets.js';

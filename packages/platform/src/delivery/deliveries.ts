@@ -1,11 +1,11 @@
 /** Deliveries through the API: asking for one, reading the log, delivering again. */
 
 import type { Kysely, Selectable } from 'kysely';
+import { newTimeOrderedId } from '../access/tokens.js';
 import { invalid, notFound } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
-import { newTimeOrderedId } from '../services/tokens.js';
 import type { Database } from '../storage/schema.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { endpointDisabled, endpointFor, endpointWithSecrets } from './endpoints.js';
 
 export interface DeliveryRequest {

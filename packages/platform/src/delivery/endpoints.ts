@@ -7,12 +7,12 @@
  * what is asked for it afterwards is recorded as `failed` at once, never dropped silently.
  */
 import type { Kysely, Transaction } from 'kysely';
+import { newId } from '../access/tokens.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
-import { newId } from '../services/tokens.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
+import type { Principal, ServiceContext } from '../types.js';
 
 type Row = Database['endpoints'];
 

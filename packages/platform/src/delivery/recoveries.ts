@@ -13,13 +13,13 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { newId } from '../access/tokens.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { LeaseLost } from '../errors/lease-lost.js';
 import { WakeLoop } from '../queue/wake-loop.js';
-import type { Principal, ServiceContext } from '../services/context.js';
 import { authorizedInstallation } from '../services/installations.js';
-import { newId } from '../services/tokens.js';
 import type { Database } from '../storage/schema.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { redeliveryOf } from './deliveries.js';
 import { endpointFor } from './endpoints.js';
 

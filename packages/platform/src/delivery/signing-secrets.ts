@@ -1,7 +1,7 @@
 /** Signing secrets of installations: 32 random bytes each; after a rotation the old one signs for 24 h more. */
 import { randomBytes } from 'node:crypto';
-import type { ServiceContext } from '../services/context.js';
 import { prepared } from '../storage/prepared.js';
+import type { ServiceContext } from '../types.js';
 
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 

@@ -5,9 +5,10 @@
  * decides the outbox rows of some events, read-only; the dispatcher has them written in the
  * transaction that stores the events (or marks them routed).
  */
-import type { RoutableEvent, ServiceContext } from '../services/context.js';
+
 import { prepared } from '../storage/prepared.js';
 import type { NewOutboxRow } from '../storage/repositories/outbox.js';
+import type { RoutableEvent, ServiceContext } from '../types.js';
 import type { IntegrationRegistry } from './integration-registry.js';
 
 export const SITE_EVENTS = new Set(['site_view', 'page_feedback']);

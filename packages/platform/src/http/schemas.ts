@@ -1,6 +1,6 @@
 /** Request and response schemas of the API: they validate requests and generate /v1/openapi.json. */
 import { z } from '@hono/zod-openapi';
-import { ID_PATTERN } from '../services/context.js';
+import { ID_PATTERN } from '../types.js';
 
 export const Id = z
   .string()

@@ -6,9 +6,9 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../access/sessions.js';
 import { unauthenticated } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
-import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../services/sessions.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { errorResponses, jsonAnswer, jsonBody } from './route.js';
 
 const SessionInput = z

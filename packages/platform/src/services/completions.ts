@@ -10,8 +10,8 @@
 import { didYouMean } from '@portico/manifest';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, invalid } from '../errors/domain-error.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { type Configuration, levelOf, undeclaredProperties } from './configuration.js';
-import type { Principal, ServiceContext } from './context.js';
 import { authorizedInstallation, publicEndpointOf } from './installations.js';
 import { hostFailure } from './integration-calls.js';
 import { loadIntegration } from './integrations.js';

@@ -1,9 +1,10 @@
 /** Organizations, spaces, sites, users and memberships: synced in by the operator. */
+
+import { hashToken, newToken } from '../access/tokens.js';
 import { conflict, notFound } from '../errors/domain-error.js';
 import type { Role } from '../storage/schema.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../types.js';
 import { installIntoNewPlace } from './selection.js';
-import { hashToken, newToken } from './tokens.js';
 
 export async function createOrganization(
   ctx: ServiceContext,

@@ -1,7 +1,7 @@
 /** The dispatch log of an installation: each envelope sent to its integration and how it went. */
 import type { Selectable } from 'kysely';
 import type { Database } from '../storage/schema.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { authorizedInstallation } from './installations.js';
 
 export interface DispatchView {

@@ -11,7 +11,7 @@ import type { Manifest } from '@portico/manifest';
 import type { Environment, OrganizationInstallationInfo } from '@portico/runtime';
 import { notFound } from '../errors/domain-error.js';
 import type { Database } from '../storage/schema.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../types.js';
 import type { GitBookFacts } from './gitbook-dialect.js';
 import { gitbookEnvironment } from './gitbook-environment.js';
 import { currentToken, loadInstallation, publicEndpointOf, selectionsOf } from './installations.js';

@@ -5,10 +5,10 @@
  * it is right whichever node did the work; it only reads.
  */
 
+import { requireAdmin } from '../access/auth.js';
 import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
 import { notFound } from '../errors/domain-error.js';
-import { requireAdmin } from './auth.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { type DispatchView, dispatchView } from './dispatch-log.js';
 import { authorizedInstallation } from './installations.js';
 

@@ -9,7 +9,7 @@ import { SITE_EVENTS } from '../dispatch/routing.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { oneStatement, type Stored, storeEvents } from '../storage/repositories/events.js';
 import type { Database } from '../storage/schema.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../types.js';
 
 export interface IncomingEvent {
   type: string;

@@ -10,10 +10,10 @@
  * nothing else. A person's token may do what Portico's own routes let them do.
  */
 import type { Kysely } from 'kysely';
+import { requireMember } from '../access/auth.js';
 import { DomainError, forbidden, invalid, notFound } from '../errors/domain-error.js';
 import type { Database } from '../storage/schema.js';
-import { requireMember } from './auth.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { undeclaredOf } from './gitbook-dialect.js';
 import { gitbookInstallation, gitbookPlaceInstallation } from './gitbook-environment.js';
 import { loadInstallation, selectionsOf, writeConfiguration } from './installations.js';

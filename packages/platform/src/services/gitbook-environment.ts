@@ -17,7 +17,7 @@
  */
 import type { InstallationStatus } from '@portico/runtime';
 import type { Database } from '../storage/schema.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../types.js';
 import type { GitBookFacts } from './gitbook-dialect.js';
 import type { Selections } from './installations.js';
 import { publicEndpointOf } from './installations.js';

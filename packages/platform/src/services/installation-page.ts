@@ -9,8 +9,8 @@
 import { configurationSchema, type JsonSchema, type Manifest } from '@portico/manifest';
 import { endpointAlerts, endpointsOf } from '../delivery/endpoints.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
+import type { ServiceContext } from '../types.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';
-import type { ServiceContext } from './context.js';
 import { undeclaredOf } from './gitbook-dialect.js';
 import { fullView, type InstallationView } from './installations.js';
 import { assetUrl, storedAssets } from './integration-assets.js';

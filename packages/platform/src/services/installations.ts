@@ -7,10 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Manifest } from '@portico/manifest';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { type Credentials, invalidToken, principalOf, requireMember, requireRole } from '../access/auth.js';
+import { hashToken, newId, newToken } from '../access/tokens.js';
 import { conflict, forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
-import { type Credentials, invalidToken, principalOf, requireMember, requireRole } from './auth.js';
+import type { Principal, ServiceContext } from '../types.js';
 import {
   type Configuration,
   type ConfigurationError,
@@ -23,11 +25,9 @@ import {
   validateConfiguration,
   withoutBlankStrings,
 } from './configuration.js';
-import type { Principal, ServiceContext } from './context.js';
 import { getOrganization } from './directory.js';
 import { checkTarget, undeclaredOf } from './gitbook-dialect.js';
 import { loadIntegration } from './integrations.js';
-import { hashToken, newId, newToken } from './tokens.js';
 import { isBuiltinWebhook, webhookUrlProblems, webhookWarnings } from './webhook-configuration.js';
 
 type Row = Database['installations'];

@@ -8,7 +8,7 @@ import type { Manifest } from '@portico/manifest';
 import type { Kysely } from 'kysely';
 import { invalid, notFound } from '../errors/domain-error.js';
 import type { Database } from '../storage/schema.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../types.js';
 
 /** Largest file accepted per asset (a 1600 x 800 PNG preview is usually well under this). */
 export const MAX_ASSET_BYTES = 2 * 1024 * 1024;

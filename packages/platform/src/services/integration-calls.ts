@@ -7,7 +7,7 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError } from '../errors/domain-error.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError } from '../hosts/host.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { authorizedInstallation, loadInstallation } from './installations.js';
 import { loadIntegration } from './integrations.js';
 import { oauthGate } from './oauth-starts.js';

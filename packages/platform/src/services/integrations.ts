@@ -2,11 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import { configurationSchema, type JsonSchema, type Manifest, parseManifest, resolveSecrets } from '@portico/manifest';
 import type { Kysely } from 'kysely';
+import { requireMember, roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
-import { requireMember, roleIn } from './auth.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { findOrganization } from './directory.js';
 import { checkGitBookFacts, type GitBookFacts, readGitBookFacts } from './gitbook-dialect.js';
 import { acceptAssets, assetUrl, namedAssets, storedAssets, storedIcons } from './integration-assets.js';

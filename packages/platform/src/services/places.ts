@@ -3,10 +3,11 @@
  * operator: all of them), an organization with its spaces, sites, members and installations, and
  * a space or site with the installations in it.
  */
+
+import { requireRole, roleIn } from '../access/auth.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
 import type { Role } from '../storage/schema.js';
-import { requireRole, roleIn } from './auth.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { getOrganization } from './directory.js';
 import { type InstallationPage, installationPage } from './installation-page.js';
 

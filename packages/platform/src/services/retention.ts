@@ -21,7 +21,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { Database } from '../storage/schema.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../types.js';
 
 /** The tables the pruner deletes from, in the order it works through them. */
 export const PRUNED_TABLES = [

@@ -5,10 +5,10 @@
  * installation, created (with its setup event) or removed in the same transaction as the change.
  */
 import type { Transaction } from 'kysely';
+import { roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import type { Database, Selection } from '../storage/schema.js';
-import { roleIn } from './auth.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { checkTarget } from './gitbook-dialect.js';
 import {
   authorizedInstallation,

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { conflict, invalid, notFound, unauthenticated } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { type Credentials, credentialsOf, principalOf } from './auth.js';
-import type { Principal, ServiceContext } from './context.js';
 import { hashToken, sameHash } from './tokens.js';
 
 export const SESSION_COOKIE = 'portico_session';

@@ -1,7 +1,7 @@
 /** Turns a bearer token into a principal, and answers the questions routes ask about it. */
 import { forbidden, unauthenticated } from '../errors/domain-error.js';
 import { prepared } from '../storage/prepared.js';
-import type { Principal, ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { hashToken, sameHash, tokenKind } from './tokens.js';
 
 // Every request runs these: built once (see storage/prepared.ts), never cached as answers, so a

@@ -1,8 +1,35 @@
+/**
+ * The platform's core types, and the words the code uses for them.
+ *
+ * - **organization, space, site**: the documentation product's places, synced in by the operator
+ *   (`organizations/`). A **member** has a role (`admin` or `member`) in an organization.
+ * - **integration**: a published name with versions (manifest + bundled script); its latest
+ *   version is the one that runs (`integrations/`).
+ * - **installation**: an integration installed at organization level, or into a space or site
+ *   below that organization installation; it has a status (`pending`, `active`, `paused`), a
+ *   configuration, a token and a public endpoint (`installations/`).
+ * - **selection**: which spaces and sites an organization installation is installed into (`all`
+ *   or `selected`).
+ * - **event**: what the operator sends (`POST /v1/events`), stored once per `eventId`
+ *   (`events/`).
+ * - **outbox row**: what routing owes one installation for one event, or a setup or deleted event
+ *   of its own; claimed with a lease (`claimed_until`) and settled once (`dispatch/`).
+ * - **dispatch**: one call of an integration with an envelope (event + environment) on its host;
+ *   logged with its outcome (`dispatch/`, `hosts/`).
+ * - **delivery**: a signed webhook POST an installation asked for, to one URL; durable, retried on
+ *   the spec's schedule (`delivery/`).
+ * - **attempt**: one try of a delivery: its request, answer status, latency and error.
+ * - **endpoint**: one installation's URL, the unit deliveries are isolated and disabled by.
+ * - **lease**: the time until which a node holds a claimed row; every write of the row checks it.
+ * - **principal**: who calls: the operator, a user, or an installation (its token).
+ * - **service context**: what every service is given: the database, the shared write, the secret
+ *   box, the clock, and the ports of this node's engines.
+ */
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Durability } from '../storage/durability.js';
-import type { Write, WriteOptions } from '../storage/group-commit.js';
-import type { Database } from '../storage/schema.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from './access/secret-box.js';
+import type { Durability } from './storage/durability.js';
+import type { Write, WriteOptions } from './storage/group-commit.js';
+import type { Database } from './storage/schema.js';
 
 /** What every service needs: the database, the secret box, and a clock (Unix ms). */
 export interface ServiceContext {
