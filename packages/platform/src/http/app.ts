@@ -17,7 +17,7 @@ import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, unauthenticated } from '../errors/domain-error.js';
-import { createOrganization, createPlace, createUser, setMembership } from '../services/directory.js';
+import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import { installationPage } from '../services/installation-page.js';

@@ -10,6 +10,7 @@ import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { type Credentials, invalidToken, principalOf, requireMember, requireRole } from '../access/auth.js';
 import { hashToken, newId, newToken } from '../access/tokens.js';
 import { conflict, forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { getOrganization } from '../organizations/directory.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
@@ -25,7 +26,6 @@ import {
   validateConfiguration,
   withoutBlankStrings,
 } from './configuration.js';
-import { getOrganization } from './directory.js';
 import { checkTarget, undeclaredOf } from './gitbook-dialect.js';
 import { loadIntegration } from './integrations.js';
 import { isBuiltinWebhook, webhookUrlProblems, webhookWarnings } from './webhook-configuration.js';

@@ -4,10 +4,10 @@ import { configurationSchema, type JsonSchema, type Manifest, parseManifest, res
 import type { Kysely } from 'kysely';
 import { requireMember, roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { findOrganization } from '../organizations/directory.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { findOrganization } from './directory.js';
 import { checkGitBookFacts, type GitBookFacts, readGitBookFacts } from './gitbook-dialect.js';
 import { acceptAssets, assetUrl, namedAssets, storedAssets, storedIcons } from './integration-assets.js';
 import { scopeGrants } from './scope-grants.js';

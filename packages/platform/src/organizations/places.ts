@@ -6,10 +6,10 @@
 
 import { requireRole, roleIn } from '../access/auth.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
+import { type InstallationPage, installationPage } from '../services/installation-page.js';
 import type { Role } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { getOrganization } from './directory.js';
-import { type InstallationPage, installationPage } from './installation-page.js';
 
 export interface OrganizationEntry {
   id: string;

@@ -2,9 +2,9 @@
 
 import { hashToken, newToken } from '../access/tokens.js';
 import { conflict, notFound } from '../errors/domain-error.js';
+import { installIntoNewPlace } from '../services/selection.js';
 import type { Role } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
-import { installIntoNewPlace } from './selection.js';
 
 export async function createOrganization(
   ctx: ServiceContext,
