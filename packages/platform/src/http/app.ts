@@ -17,6 +17,7 @@ import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, unauthenticated } from '../errors/domain-error.js';
+import { getIntegration, publish } from '../integrations/integrations.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
@@ -39,7 +40,6 @@ import {
   publishWarnings,
   renderComponent,
 } from '../services/integration-calls.js';
-import { getIntegration, publish } from '../services/integrations.js';
 import { setSelection } from '../services/selection.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';

@@ -10,6 +10,7 @@ import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { type Credentials, invalidToken, principalOf, requireMember, requireRole } from '../access/auth.js';
 import { hashToken, newId, newToken } from '../access/tokens.js';
 import { conflict, forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { loadIntegration } from '../integrations/integrations.js';
 import { getOrganization } from '../organizations/directory.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
@@ -27,7 +28,6 @@ import {
   withoutBlankStrings,
 } from './configuration.js';
 import { checkTarget, undeclaredOf } from './gitbook-dialect.js';
-import { loadIntegration } from './integrations.js';
 import { isBuiltinWebhook, webhookUrlProblems, webhookWarnings } from './webhook-configuration.js';
 
 type Row = Database['installations'];

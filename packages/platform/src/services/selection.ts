@@ -7,6 +7,7 @@
 import type { Transaction } from 'kysely';
 import { roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { loadIntegration } from '../integrations/integrations.js';
 import type { Database, Selection } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { checkTarget } from './gitbook-dialect.js';
@@ -20,7 +21,6 @@ import {
   lockedInstallation,
   removeInstallations,
 } from './installations.js';
-import { loadIntegration } from './integrations.js';
 
 type Kind = 'space' | 'site';
 const TABLE = { space: 'spaces', site: 'sites' } as const;

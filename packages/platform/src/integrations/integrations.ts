@@ -5,12 +5,12 @@ import type { Kysely } from 'kysely';
 import { requireMember, roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { findOrganization } from '../organizations/directory.js';
+import { checkGitBookFacts, type GitBookFacts, readGitBookFacts } from '../services/gitbook-dialect.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { checkGitBookFacts, type GitBookFacts, readGitBookFacts } from './gitbook-dialect.js';
-import { acceptAssets, assetUrl, namedAssets, storedAssets, storedIcons } from './integration-assets.js';
-import { scopeGrants } from './scope-grants.js';
+import { acceptAssets, assetUrl, namedAssets, storedAssets, storedIcons } from './assets.js';
+import { scopeGrants } from './scopes.js';
 
 export interface PublishInput {
   /** The text of platform-manifest.yaml. */
