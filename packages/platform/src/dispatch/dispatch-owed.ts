@@ -7,9 +7,9 @@
  */
 import type { PlatformEvent } from '@portico/runtime';
 import { HostError } from '../hosts/host.js';
+import { DELETED_EVENTS } from '../installations/installations.js';
 import type { Opened } from '../services/circuit-breaker.js';
 import { loadDispatchContext } from '../services/dispatch-context.js';
-import { DELETED_EVENTS } from '../services/installations.js';
 import type { OutboxRow } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import { type CallSettings, callIntegration, type DispatchRecord } from './call-integration.js';

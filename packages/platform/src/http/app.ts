@@ -17,11 +17,6 @@ import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, unauthenticated } from '../errors/domain-error.js';
-import { getIntegration, publish } from '../integrations/integrations.js';
-import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
-import { listDispatches } from '../services/dispatch-log.js';
-import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
-import { installationPage } from '../services/installation-page.js';
 import {
   authorizedInstallation,
   installForOrganization,
@@ -33,14 +28,19 @@ import {
   setPaused,
   statusHistory,
   uninstall,
-} from '../services/installations.js';
+} from '../installations/installations.js';
+import { installationPage } from '../installations/page.js';
+import { setSelection } from '../installations/selection.js';
+import { getIntegration, publish } from '../integrations/integrations.js';
+import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
+import { listDispatches } from '../services/dispatch-log.js';
+import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import {
   callPublicEndpoint,
   integrationComponents,
   publishWarnings,
   renderComponent,
 } from '../services/integration-calls.js';
-import { setSelection } from '../services/selection.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';

@@ -10,7 +10,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { DomainError, invalid } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../services/installations.js';
+import { authorizedInstallation } from '../installations/installations.js';
 import { LiveFeed, type LiveType, parseCursor } from '../services/live-feed.js';
 import { bearer, errorResponses, parseTime, type RouteDeps } from './route.js';
 

@@ -2,7 +2,7 @@
 
 import { hashToken, newToken } from '../access/tokens.js';
 import { conflict, notFound } from '../errors/domain-error.js';
-import { installIntoNewPlace } from '../services/selection.js';
+import { installIntoNewPlace } from '../installations/selection.js';
 import type { Role } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 

@@ -6,7 +6,7 @@
 
 import { requireRole, roleIn } from '../access/auth.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
-import { type InstallationPage, installationPage } from '../services/installation-page.js';
+import { type InstallationPage, installationPage } from '../installations/page.js';
 import type { Role } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { getOrganization } from './directory.js';

@@ -10,10 +10,10 @@
 import { didYouMean } from '@portico/manifest';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, invalid } from '../errors/domain-error.js';
+import { type Configuration, levelOf, undeclaredProperties } from '../installations/configuration.js';
+import { authorizedInstallation, publicEndpointOf } from '../installations/installations.js';
 import { loadIntegration } from '../integrations/integrations.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { type Configuration, levelOf, undeclaredProperties } from './configuration.js';
-import { authorizedInstallation, publicEndpointOf } from './installations.js';
 import { hostFailure } from './integration-calls.js';
 
 /** The header that marks the platform's completion calls (never passed on from outside). */

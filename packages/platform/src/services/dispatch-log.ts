@@ -1,8 +1,8 @@
 /** The dispatch log of an installation: each envelope sent to its integration and how it went. */
 import type { Selectable } from 'kysely';
+import { authorizedInstallation } from '../installations/installations.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { authorizedInstallation } from './installations.js';
 
 export interface DispatchView {
   /** Increases with each dispatch recorded (the live stream resumes after one). */

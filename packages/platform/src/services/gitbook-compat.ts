@@ -12,12 +12,12 @@
 import type { Kysely } from 'kysely';
 import { requireMember } from '../access/auth.js';
 import { DomainError, forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { loadInstallation, selectionsOf, writeConfiguration } from '../installations/installations.js';
 import { loadIntegration } from '../integrations/integrations.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { undeclaredOf } from './gitbook-dialect.js';
 import { gitbookInstallation, gitbookPlaceInstallation } from './gitbook-environment.js';
-import { loadInstallation, selectionsOf, writeConfiguration } from './installations.js';
 
 type Row = Database['installations'];
 type Place = { type: 'space' | 'site'; id: string };

@@ -7,7 +7,7 @@
  */
 import type { GitBookDialect, Manifest } from '@portico/manifest';
 import { invalid } from '../errors/domain-error.js';
-import type { Undeclared } from './configuration.js';
+import type { Undeclared } from '../installations/configuration.js';
 
 /** The dialect's facts as published: the manifest's `envs` stay with the CLI (it applied one already). */
 export type GitBookFacts = Omit<GitBookDialect, 'envs' | 'env'>;

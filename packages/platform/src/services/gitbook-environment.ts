@@ -16,11 +16,11 @@
  * Written from that platform's documented API shapes; none of its code is used.
  */
 import type { InstallationStatus } from '@portico/runtime';
+import type { Selections } from '../installations/installations.js';
+import { publicEndpointOf } from '../installations/installations.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import type { GitBookFacts } from './gitbook-dialect.js';
-import type { Selections } from './installations.js';
-import { publicEndpointOf } from './installations.js';
 
 type Row = Database['installations'];
 type Configuration = Record<string, unknown>;

@@ -7,9 +7,9 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError } from '../errors/domain-error.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError } from '../hosts/host.js';
+import { authorizedInstallation, loadInstallation } from '../installations/installations.js';
 import { loadIntegration } from '../integrations/integrations.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { authorizedInstallation, loadInstallation } from './installations.js';
 import { oauthGate } from './oauth-starts.js';
 
 /** A host's failure as the API's error (502, or 504 for a timeout). */

@@ -13,10 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { didYouMean, type Manifest } from '@portico/manifest';
 import { hashToken } from '../access/tokens.js';
 import { DomainError, forbidden, invalid } from '../errors/domain-error.js';
+import { levelOf } from '../installations/configuration.js';
+import { authorizedInstallation, publicEndpointOf } from '../installations/installations.js';
 import { loadIntegration } from '../integrations/integrations.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { levelOf } from './configuration.js';
-import { authorizedInstallation, publicEndpointOf } from './installations.js';
 
 /** The query parameter of a start link (removed before the request reaches the integration). */
 export const OAUTH_START_PARAM = 'portico_oauth_start';

@@ -12,6 +12,7 @@ import { hashToken, newId, newToken } from '../access/tokens.js';
 import { conflict, forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { loadIntegration } from '../integrations/integrations.js';
 import { getOrganization } from '../organizations/directory.js';
+import { checkTarget, undeclaredOf } from '../services/gitbook-dialect.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
@@ -27,7 +28,6 @@ import {
   validateConfiguration,
   withoutBlankStrings,
 } from './configuration.js';
-import { checkTarget, undeclaredOf } from './gitbook-dialect.js';
 import { isBuiltinWebhook, webhookUrlProblems, webhookWarnings } from './webhook-configuration.js';
 
 type Row = Database['installations'];
