@@ -17,6 +17,7 @@ import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, unauthenticated } from '../errors/domain-error.js';
+import { type IncomingEvent, ingestEvent, ingestEvents } from '../events/ingest.js';
 import {
   authorizedInstallation,
   installForOrganization,
@@ -34,7 +35,6 @@ import { setSelection } from '../installations/selection.js';
 import { getIntegration, publish } from '../integrations/integrations.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
 import { listDispatches } from '../services/dispatch-log.js';
-import { type IncomingEvent, ingestEvent, ingestEvents } from '../services/events.js';
 import {
   callPublicEndpoint,
   integrationComponents,

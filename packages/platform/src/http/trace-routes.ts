@@ -3,7 +3,7 @@
  * redeliver --wait` poll): `GET /v1/events/{eventId}` (operator) and `GET /v1/deliveries/{id}`.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { getDelivery, traceEvent } from '../services/event-trace.js';
+import { getDelivery, traceEvent } from '../events/trace.js';
 import { bearer, errorResponses, jsonAnswer, type RouteDeps } from './route.js';
 import { Delivery, DispatchRecord } from './schemas.js';
 

@@ -17,9 +17,9 @@
  */
 import type { Selectable } from 'kysely';
 import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
+import { type DispatchView, dispatchView } from '../services/dispatch-log.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
-import { type DispatchView, dispatchView } from './dispatch-log.js';
 
 /** How long after its time a row is taken to be committed (and its changes seen). */
 export const SETTLE_MS = 5000;
