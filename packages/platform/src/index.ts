@@ -12,6 +12,7 @@ export {
 } from './config.js';
 export type { DeliveryView } from './delivery/deliveries.js';
 export { postWebhook } from './delivery/post-webhook.js';
+export type { DispatchView } from './dispatch/dispatch-log.js';
 export { DomainError, type ErrorKind } from './errors/domain-error.js';
 export { type LiveEvent, LiveFeed, type LiveType } from './events/live-feed.js';
 export { createEgress, isInternalAddress } from './hosts/egress.js';
@@ -22,7 +23,6 @@ export { WorkerdHost } from './hosts/workerd-host.js';
 export { createApp } from './http/app.js';
 export { currentToken } from './installations/installations.js';
 export { type RunningPlatform, type StartOptions, startPlatform, VERSION } from './server.js';
-export type { DispatchView } from './services/dispatch-log.js';
 export { openDatabase } from './storage/database.js';
 export { migrate } from './storage/migrate.js';
 export type { Principal, ServiceContext } from './types.js';

@@ -17,7 +17,7 @@
  */
 import type { Selectable } from 'kysely';
 import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
-import { type DispatchView, dispatchView } from '../services/dispatch-log.js';
+import { type DispatchView, dispatchView } from '../dispatch/dispatch-log.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 

@@ -7,9 +7,9 @@
 
 import { requireAdmin } from '../access/auth.js';
 import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
+import { type DispatchView, dispatchView } from '../dispatch/dispatch-log.js';
 import { notFound } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../installations/installations.js';
-import { type DispatchView, dispatchView } from '../services/dispatch-log.js';
 import type { Principal, ServiceContext } from '../types.js';
 
 export interface EventTrace {

@@ -15,6 +15,7 @@ import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveri
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../delivery/test-delivery.js';
+import { listDispatches } from '../dispatch/dispatch-log.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, unauthenticated } from '../errors/domain-error.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../events/ingest.js';
@@ -34,7 +35,6 @@ import { installationPage } from '../installations/page.js';
 import { setSelection } from '../installations/selection.js';
 import { getIntegration, publish } from '../integrations/integrations.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
-import { listDispatches } from '../services/dispatch-log.js';
 import {
   callPublicEndpoint,
   integrationComponents,
