@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SecretBox } from './access/secret-box.js';
 import { hashToken } from './access/tokens.js';
 import { BUILTINS } from './builtins.js';
-import { RecoveryRunner } from './delivery/recoveries.js';
+import { RecoveryRunner } from './jobs/recoveries.js';
 import { type RunningPlatform, startPlatform } from './server.js';
 import { openDatabase } from './storage/database.js';
 import { loadMigrations, migrate } from './storage/migrate.js';

@@ -14,14 +14,14 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newId } from '../access/tokens.js';
+import { redeliveryOf } from '../delivery/deliveries.js';
+import { endpointFor } from '../delivery/endpoints.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { LeaseLost } from '../errors/lease-lost.js';
 import { authorizedInstallation } from '../installations/installations.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { redeliveryOf } from './deliveries.js';
-import { endpointFor } from './endpoints.js';
 
 type Row = Database['recoveries'];
 
