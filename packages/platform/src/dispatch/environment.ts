@@ -10,9 +10,9 @@
 import type { Manifest } from '@portico/manifest';
 import type { Environment, OrganizationInstallationInfo } from '@portico/runtime';
 import { notFound } from '../errors/domain-error.js';
+import type { GitBookFacts } from '../gitbook/dialect.js';
+import { gitbookEnvironment } from '../gitbook/environment.js';
 import { currentToken, loadInstallation, publicEndpointOf, selectionsOf } from '../installations/installations.js';
-import type { GitBookFacts } from '../services/gitbook-dialect.js';
-import { gitbookEnvironment } from '../services/gitbook-environment.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 

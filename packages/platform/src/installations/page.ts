@@ -8,9 +8,9 @@
  */
 import { configurationSchema, type JsonSchema, type Manifest } from '@portico/manifest';
 import { endpointAlerts, endpointsOf } from '../delivery/endpoints.js';
+import { undeclaredOf } from '../gitbook/dialect.js';
 import { assetUrl, storedAssets } from '../integrations/assets.js';
 import { loadIntegration } from '../integrations/integrations.js';
-import { undeclaredOf } from '../services/gitbook-dialect.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';

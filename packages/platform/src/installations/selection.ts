@@ -7,8 +7,8 @@
 import type { Transaction } from 'kysely';
 import { roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { checkTarget } from '../gitbook/dialect.js';
 import { loadIntegration } from '../integrations/integrations.js';
-import { checkTarget } from '../services/gitbook-dialect.js';
 import type { Database, Selection } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import {

@@ -4,8 +4,8 @@ import { configurationSchema, type JsonSchema, type Manifest, parseManifest, res
 import type { Kysely } from 'kysely';
 import { requireMember, roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
+import { checkGitBookFacts, type GitBookFacts, readGitBookFacts } from '../gitbook/dialect.js';
 import { findOrganization } from '../organizations/directory.js';
-import { checkGitBookFacts, type GitBookFacts, readGitBookFacts } from '../services/gitbook-dialect.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';

@@ -20,7 +20,7 @@ import type { Selections } from '../installations/installations.js';
 import { publicEndpointOf } from '../installations/installations.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
-import type { GitBookFacts } from './gitbook-dialect.js';
+import type { GitBookFacts } from './dialect.js';
 
 type Row = Database['installations'];
 type Configuration = Record<string, unknown>;

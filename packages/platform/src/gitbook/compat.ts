@@ -16,8 +16,8 @@ import { loadInstallation, selectionsOf, writeConfiguration } from '../installat
 import { loadIntegration } from '../integrations/integrations.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { undeclaredOf } from './gitbook-dialect.js';
-import { gitbookInstallation, gitbookPlaceInstallation } from './gitbook-environment.js';
+import { undeclaredOf } from './dialect.js';
+import { gitbookInstallation, gitbookPlaceInstallation } from './environment.js';
 
 type Row = Database['installations'];
 type Place = { type: 'space' | 'site'; id: string };
