@@ -14,7 +14,7 @@ import {
   type RunningProvider,
 } from '../../testing/src/test-support/oauth-provider.js';
 import { SESSION_COOKIE } from './access/sessions.js';
-import { startOAuth } from './services/oauth-starts.js';
+import { startOAuth } from './calls/oauth-starts.js';
 import { backends } from './test-support/backends.js';
 import { startWorld, type World } from './test-support/world.js';
 

@@ -11,6 +11,12 @@ import type { Logger } from 'pino';
 import { type Credentials, credentialsOf, principalOf, requireAdmin } from '../access/auth.js';
 import { createSignInLink, SESSION_COOKIE, type SessionCredentials, sessionOf } from '../access/sessions.js';
 import { sameSecret } from '../access/tokens.js';
+import {
+  callPublicEndpoint,
+  integrationComponents,
+  publishWarnings,
+  renderComponent,
+} from '../calls/integration-calls.js';
 import { listDeliveries, redeliver, requestDelivery } from '../delivery/deliveries.js';
 import { enableEndpoint, endpointAlerts, listEndpoints } from '../delivery/endpoints.js';
 import { rotateSecret, secretsView } from '../delivery/signing-secrets.js';
@@ -35,12 +41,6 @@ import { installationPage } from '../installations/page.js';
 import { setSelection } from '../installations/selection.js';
 import { getIntegration, publish } from '../integrations/integrations.js';
 import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
-import {
-  callPublicEndpoint,
-  integrationComponents,
-  publishWarnings,
-  renderComponent,
-} from '../services/integration-calls.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';

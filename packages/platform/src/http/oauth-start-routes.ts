@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { getCookie } from 'hono/cookie';
 import { SESSION_COOKIE } from '../access/sessions.js';
-import { startOAuth } from '../services/oauth-starts.js';
+import { startOAuth } from '../calls/oauth-starts.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps } from './route.js';
 
 const OAuthStartInput = z
