@@ -1,7 +1,7 @@
 /** The HTTP API on a real server on 127.0.0.1, against SQLite and PostgreSQL. */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentToken } from './installations/installations.js';
+import { currentToken } from './installations/tokens.js';
 import { backends } from './test-support/backends.js';
 import { manifest, startWorld, type World } from './test-support/world.js';
 

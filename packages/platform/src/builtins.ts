@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Integration } from '@portico/runtime';
 import webhook from '@portico/webhook-integration';
-import { publish } from './integrations/integrations.js';
+import { publish } from './integrations/publish.js';
 import type { ServiceContext } from './types.js';
 
 export const BUILTIN_ORGANIZATION = 'portico';

@@ -4,7 +4,7 @@
  * integration page with its files and components, and the page view of an installation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentToken } from './installations/installations.js';
+import { currentToken } from './installations/tokens.js';
 import { backends } from './test-support/backends.js';
 import { startWorld, type World } from './test-support/world.js';
 

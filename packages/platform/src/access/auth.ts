@@ -1,31 +1,9 @@
 /** Turns a bearer token into a principal, and answers the questions routes ask about it. */
 import { forbidden, unauthenticated } from '../errors/domain-error.js';
-import { prepared } from '../storage/prepared.js';
+import { installationByToken } from '../storage/repositories/installation-tokens.js';
+import { membership, userByToken } from '../storage/repositories/users.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { hashToken, sameHash, tokenKind } from './tokens.js';
-
-// Every request runs these: built once (see storage/prepared.ts), never cached as answers, so a
-// revoked token or a removed membership stops working at once on every node.
-const userByToken = prepared((db, hash: string) =>
-  db.selectFrom('user_tokens').select('user_id').where('token_hash', '=', hash).where('revoked_at', 'is', null),
-);
-const installationByToken = prepared((db, hash: string) =>
-  db
-    .selectFrom('installation_tokens as t')
-    .innerJoin('installations as i', 'i.id', 't.installation_id')
-    .selectAll('i')
-    .select(['t.installation_id', 't.scopes'])
-    .where('t.token_hash', '=', hash)
-    .where('t.revoked_at', 'is', null)
-    .where('i.uninstalled_at', 'is', null),
-);
-const membership = prepared((db, organizationId: string, userId: string) =>
-  db
-    .selectFrom('memberships')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId),
-);
 
 /**
  * What a bearer token says before the database is asked: the operator, or the hash of a user or

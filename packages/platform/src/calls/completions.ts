@@ -11,8 +11,9 @@ import { didYouMean } from '@portico/manifest';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, invalid } from '../errors/domain-error.js';
 import { type Configuration, levelOf, undeclaredProperties } from '../installations/configuration.js';
-import { authorizedInstallation, publicEndpointOf } from '../installations/installations.js';
-import { loadIntegration } from '../integrations/integrations.js';
+import { authorizedInstallation } from '../installations/load.js';
+import { publicEndpointOf } from '../installations/views.js';
+import { loadIntegration } from '../integrations/read.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { hostFailure } from './integration-calls.js';
 

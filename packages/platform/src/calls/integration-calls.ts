@@ -7,8 +7,8 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError } from '../errors/domain-error.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError } from '../hosts/host.js';
-import { authorizedInstallation, loadInstallation } from '../installations/installations.js';
-import { loadIntegration } from '../integrations/integrations.js';
+import { authorizedInstallation, loadInstallation } from '../installations/load.js';
+import { loadIntegration } from '../integrations/read.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { oauthGate } from './oauth-starts.js';
 

@@ -14,8 +14,9 @@ import { didYouMean, type Manifest } from '@portico/manifest';
 import { hashToken } from '../access/tokens.js';
 import { DomainError, forbidden, invalid } from '../errors/domain-error.js';
 import { levelOf } from '../installations/configuration.js';
-import { authorizedInstallation, publicEndpointOf } from '../installations/installations.js';
-import { loadIntegration } from '../integrations/integrations.js';
+import { authorizedInstallation } from '../installations/load.js';
+import { publicEndpointOf } from '../installations/views.js';
+import { loadIntegration } from '../integrations/read.js';
 import type { Principal, ServiceContext } from '../types.js';
 
 /** The query parameter of a start link (removed before the request reaches the integration). */

@@ -3,7 +3,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newTimeOrderedId } from '../access/tokens.js';
 import { invalid, notFound } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../installations/installations.js';
+import { authorizedInstallation } from '../installations/load.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { endpointDisabled, endpointFor, endpointWithSecrets } from './endpoints.js';

@@ -9,7 +9,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newId } from '../access/tokens.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../installations/installations.js';
+import { authorizedInstallation } from '../installations/load.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';

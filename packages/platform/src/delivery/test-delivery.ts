@@ -1,7 +1,7 @@
 /** Send test event: a signed example to a webhook installation's URL, through the delivery engine like any event. */
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../installations/installations.js';
+import { authorizedInstallation } from '../installations/load.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { requestDelivery } from './deliveries.js';
 

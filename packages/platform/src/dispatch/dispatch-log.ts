@@ -1,6 +1,6 @@
 /** The dispatch log of an installation: each envelope sent to its integration and how it went. */
 import type { Selectable } from 'kysely';
-import { authorizedInstallation } from '../installations/installations.js';
+import { authorizedInstallation } from '../installations/load.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 

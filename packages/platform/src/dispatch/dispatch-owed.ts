@@ -7,7 +7,7 @@
  */
 import type { PlatformEvent } from '@portico/runtime';
 import { HostError } from '../hosts/host.js';
-import { DELETED_EVENTS } from '../installations/installations.js';
+import { DELETED_EVENTS } from '../installations/owed-events.js';
 import type { OutboxRow } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import { type CallSettings, callIntegration, type DispatchRecord } from './call-integration.js';

@@ -12,7 +12,9 @@ import type { Environment, OrganizationInstallationInfo } from '@portico/runtime
 import { notFound } from '../errors/domain-error.js';
 import type { GitBookFacts } from '../gitbook/dialect.js';
 import { gitbookEnvironment } from '../gitbook/environment.js';
-import { currentToken, loadInstallation, publicEndpointOf, selectionsOf } from '../installations/installations.js';
+import { loadInstallation } from '../installations/load.js';
+import { currentToken } from '../installations/tokens.js';
+import { publicEndpointOf, selectionsOf } from '../installations/views.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { type GitBookFacts, readGitBookFacts } from '../gitbook/dialect.js';
 import type { Host, IntegrationBundle } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
-import { latestVersion } from '../integrations/integrations.js';
+import { latestVersion } from '../integrations/read.js';
 import type { ServiceContext } from '../types.js';
 
 /** After asking a version what it handles got no answer, the next question waits this long. */

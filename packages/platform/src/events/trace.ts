@@ -9,7 +9,7 @@ import { requireAdmin } from '../access/auth.js';
 import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
 import { type DispatchView, dispatchView } from '../dispatch/dispatch-log.js';
 import { notFound } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../installations/installations.js';
+import { authorizedInstallation } from '../installations/load.js';
 import type { Principal, ServiceContext } from '../types.js';
 
 export interface EventTrace {

@@ -12,8 +12,10 @@
 import type { Kysely } from 'kysely';
 import { requireMember } from '../access/auth.js';
 import { DomainError, forbidden, invalid, notFound } from '../errors/domain-error.js';
-import { loadInstallation, selectionsOf, writeConfiguration } from '../installations/installations.js';
-import { loadIntegration } from '../integrations/integrations.js';
+import { writeConfiguration } from '../installations/configure.js';
+import { loadInstallation } from '../installations/load.js';
+import { selectionsOf } from '../installations/views.js';
+import { loadIntegration } from '../integrations/read.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { undeclaredOf } from './dialect.js';

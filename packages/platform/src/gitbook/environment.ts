@@ -16,8 +16,8 @@
  * Written from that platform's documented API shapes; none of its code is used.
  */
 import type { InstallationStatus } from '@portico/runtime';
-import type { Selections } from '../installations/installations.js';
-import { publicEndpointOf } from '../installations/installations.js';
+import type { Selections } from '../installations/views.js';
+import { publicEndpointOf } from '../installations/views.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import type { GitBookFacts } from './dialect.js';

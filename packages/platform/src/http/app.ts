@@ -25,22 +25,20 @@ import { listDispatches } from '../dispatch/dispatch-log.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, unauthenticated } from '../errors/domain-error.js';
 import { type IncomingEvent, ingestEvent, ingestEvents } from '../events/ingest.js';
-import {
-  authorizedInstallation,
-  installForOrganization,
-  installInto,
-  loadInstallation,
-  patchConfiguration,
-  readInstallation,
-  rotateToken,
-  setPaused,
-  statusHistory,
-  uninstall,
-} from '../installations/installations.js';
+import { patchConfiguration } from '../installations/configure.js';
+import { installForOrganization, installInto } from '../installations/install.js';
+import { authorizedInstallation, loadInstallation } from '../installations/load.js';
 import { installationPage } from '../installations/page.js';
+import { setPaused } from '../installations/pause.js';
 import { setSelection } from '../installations/selection.js';
-import { getIntegration, publish } from '../integrations/integrations.js';
-import { createOrganization, createPlace, createUser, setMembership } from '../organizations/directory.js';
+import { rotateToken } from '../installations/tokens.js';
+import { uninstall } from '../installations/uninstall.js';
+import { readInstallation, statusHistory } from '../installations/views.js';
+import { publish } from '../integrations/publish.js';
+import { getIntegration } from '../integrations/read.js';
+import { createOrganization } from '../organizations/organizations.js';
+import { createPlace } from '../organizations/spaces-and-sites.js';
+import { createUser, setMembership } from '../organizations/users.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { compatGitBookRoutes } from './compat-gitbook-routes.js';
 import { completionRoutes } from './completion-routes.js';

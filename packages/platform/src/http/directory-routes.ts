@@ -5,7 +5,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { invalid, notFound } from '../errors/domain-error.js';
 import { namedAssets, readAsset } from '../integrations/assets.js';
-import { listIntegrations, visibleIntegration } from '../integrations/integrations.js';
+import { listIntegrations } from '../integrations/list.js';
+import { visibleIntegration } from '../integrations/read.js';
 import { DirectoryEntry } from './page-schemas.js';
 import { bearer, errorResponses, jsonAnswer, type RouteDeps } from './route.js';
 

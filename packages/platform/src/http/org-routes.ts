@@ -3,7 +3,7 @@
  * belongs to, and each organization, space and site with what is installed there.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { listOrganizations, organizationPage, placePage } from '../organizations/places.js';
+import { listOrganizations, organizationPage, placePage } from '../organizations/pages.js';
 import { OrganizationEntry, OrganizationPage, PlacePage } from './page-schemas.js';
 import { bearer, errorResponses, jsonAnswer, type RouteDeps } from './route.js';
 import * as S from './schemas.js';

@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { DomainError, invalid } from '../errors/domain-error.js';
 import { LiveFeed, type LiveType, parseCursor } from '../events/live-feed.js';
-import { authorizedInstallation } from '../installations/installations.js';
+import { authorizedInstallation } from '../installations/load.js';
 import { bearer, errorResponses, parseTime, type RouteDeps } from './route.js';
 
 /** How often an open stream reads what changed. */

@@ -10,11 +10,11 @@ import { configurationSchema, type JsonSchema, type Manifest } from '@portico/ma
 import { endpointAlerts, endpointsOf } from '../delivery/endpoints.js';
 import { undeclaredOf } from '../gitbook/dialect.js';
 import { assetUrl, storedAssets } from '../integrations/assets.js';
-import { loadIntegration } from '../integrations/integrations.js';
+import { loadIntegration } from '../integrations/read.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';
-import { fullView, type InstallationView } from './installations.js';
+import { fullView, type InstallationView } from './views.js';
 import { isBuiltinWebhook, selectableEvents, webhookWarnings } from './webhook-configuration.js';
 
 type Row = Database['installations'];

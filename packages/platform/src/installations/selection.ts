@@ -8,22 +8,17 @@ import type { Transaction } from 'kysely';
 import { roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { checkTarget } from '../gitbook/dialect.js';
-import { loadIntegration } from '../integrations/integrations.js';
+import { loadIntegration } from '../integrations/read.js';
+import * as installations from '../storage/repositories/installations.js';
+import { placeIdsOf, placesByIds } from '../storage/repositories/organizations.js';
 import type { Database, Selection } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
-import {
-  authorizedInstallation,
-  creatorOf,
-  fullView,
-  type InstallationView,
-  insertInstallation,
-  laterThan,
-  lockedInstallation,
-  removeInstallations,
-} from './installations.js';
+import { creatorOf, insertInstallation } from './install.js';
+import { authorizedInstallation, lockedInstallation } from './load.js';
+import { removeInstallations } from './uninstall.js';
+import { fullView, type InstallationView } from './views.js';
 
 type Kind = 'space' | 'site';
-const TABLE = { space: 'spaces', site: 'sites' } as const;
 
 export interface SelectionPatch {
   space_selection?: { mode: Selection; spaces?: string[] | undefined } | undefined;
@@ -68,24 +63,9 @@ export async function setSelection(
     const current = await lockedInstallation(ctx, trx, id);
     const now = ctx.now();
     for (const { kind, mode, places } of wanted) {
-      const below = await trx
-        .selectFrom('installations')
-        .select(['id', 'target_id'])
-        .where('parent_id', '=', id)
-        .where('target_type', '=', kind)
-        .where('uninstalled_at', 'is', null)
-        .execute();
+      const below = await installations.installedPlaces(trx, id, kind);
       const installed = new Set(below.map((r) => r.target_id));
-      const target =
-        mode === 'all'
-          ? (
-              await trx
-                .selectFrom(TABLE[kind])
-                .select('id')
-                .where('organization_id', '=', current.organization_id)
-                .execute()
-            ).map((r) => r.id)
-          : (places ?? [...installed]);
+      const target = mode === 'all' ? await placeIdsOf(trx, kind, current.organization_id) : (places ?? [...installed]);
       const keep = new Set(target);
       const removed = below.filter((r) => !keep.has(r.target_id));
       if (removed.length > 0 && !mayRemove) {
@@ -108,14 +88,9 @@ export async function setSelection(
           manifest,
         });
       }
-      await trx
-        .updateTable('installations')
-        .set(kind === 'space' ? { space_selection: mode } : { site_selection: mode })
-        .set(laterThan(now))
-        .where('id', '=', id)
-        .execute();
+      await installations.setSelectionMode(trx, id, kind, mode, now);
     }
-    return trx.selectFrom('installations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    return installations.installationOrThrow(trx, id);
   });
   ctx.wake();
   return fullView(ctx, row);
@@ -134,11 +109,7 @@ function modeAndList(selection: { mode: Selection } & Record<string, unknown>, k
 
 async function checkPlaces(ctx: ServiceContext, kind: Kind, organizationId: string, places: string[]) {
   if (places.length === 0) return;
-  const found = await ctx.db
-    .selectFrom(TABLE[kind])
-    .select(['id', 'organization_id'])
-    .where('id', 'in', places)
-    .execute();
+  const found = await placesByIds(ctx.db, kind, places);
   for (const place of places) {
     const row = found.find((r) => r.id === place);
     if (!row) throw notFound(`the ${kind} ${place}`);
@@ -160,14 +131,7 @@ export async function installIntoNewPlace(
   organizationId: string,
   placeId: string,
 ): Promise<number> {
-  const selecting = await trx
-    .selectFrom('installations')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('target_type', '=', 'organization')
-    .where(kind === 'space' ? 'space_selection' : 'site_selection', '=', 'all')
-    .where('uninstalled_at', 'is', null)
-    .execute();
+  const selecting = await installations.selectingAll(trx, organizationId, kind);
   for (const parent of selecting) {
     const { manifest } = await loadIntegration(ctx, parent.integration_name, trx);
     await insertInstallation(ctx, trx, parent.created_by, {

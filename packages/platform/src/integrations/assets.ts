@@ -7,6 +7,7 @@
 import type { Manifest } from '@portico/manifest';
 import type { Kysely } from 'kysely';
 import { invalid, notFound } from '../errors/domain-error.js';
+import * as integrations from '../storage/repositories/integrations.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 
@@ -86,38 +87,19 @@ export function imageType(bytes: Uint8Array): string | undefined {
 
 /** Which assets of a version were stored. */
 export async function storedAssets(db: Kysely<Database>, name: string, version: number): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('integration_assets')
-    .select('asset')
-    .where('integration_name', '=', name)
-    .where('version', '=', version)
-    .execute();
+  const rows = await integrations.assetNames(db, name, version);
   return new Set(rows.map((r) => r.asset));
 }
 
-/** The icons stored for the latest versions of these integrations, by integration name. */
-export async function storedIcons(db: Kysely<Database>, integrations: { name: string }[]): Promise<Set<string>> {
-  if (integrations.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('integration_assets as a')
-    .innerJoin('integrations as i', (join) =>
-      join.onRef('i.name', '=', 'a.integration_name').onRef('i.latest_version', '=', 'a.version'),
-    )
-    .select('a.integration_name')
-    .where('a.asset', '=', 'icon')
-    .where(
-      'a.integration_name',
-      'in',
-      integrations.map((i) => i.name),
-    )
-    .execute();
+export async function storedIcons(db: Kysely<Database>, named: { name: string }[]): Promise<Set<string>> {
+  if (named.length === 0) return new Set();
+  const rows = await integrations.withIcons(
+    db,
+    named.map((i) => i.name),
+  );
   return new Set(rows.map((r) => r.integration_name));
 }
 
-/**
- * The URL of an asset (relative to the API's origin). It names the version, so a browser may keep
- * it; `share` carries an unlisted integration's share token for those who reach it by its link.
- */
 export function assetUrl(name: string, version: number, asset: string, share?: string): string {
   const query = new URLSearchParams({ v: String(version), ...(share !== undefined ? { share } : {}) });
   return `/v1/integrations/${encodeURIComponent(name)}/assets/${asset}?${query}`;
@@ -125,13 +107,7 @@ export function assetUrl(name: string, version: number, asset: string, share?: s
 
 /** The stored file of an asset of the given version. */
 export async function readAsset(ctx: ServiceContext, name: string, version: number, asset: string) {
-  const row = await ctx.db
-    .selectFrom('integration_assets')
-    .select(['content_type', 'bytes'])
-    .where('integration_name', '=', name)
-    .where('version', '=', version)
-    .where('asset', '=', asset)
-    .executeTakeFirst();
+  const row = await integrations.assetBytes(ctx.db, name, version, asset);
   if (!row) throw notFound(`the asset ${asset} of the integration ${name}`);
   return { contentType: row.content_type, bytes: new Uint8Array(row.bytes) };
 }

@@ -18,7 +18,7 @@ import { redeliveryOf } from '../delivery/deliveries.js';
 import { endpointFor } from '../delivery/endpoints.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { LeaseLost } from '../errors/lease-lost.js';
-import { authorizedInstallation } from '../installations/installations.js';
+import { authorizedInstallation } from '../installations/load.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';

@@ -213,3 +213,8 @@ export async function backOff(
 export async function recordDispatch(trx: Transaction<Database>, record: Insertable<Database['dispatches']>) {
   await trx.insertInto('dispatches').values(record).execute();
 }
+
+/** Inserts a row an installation owes itself (its setup or deleted event), unclaimed. */
+export async function insertOwn(trx: Transaction<Database>, row: NewOutboxRow): Promise<void> {
+  await trx.insertInto('outbox').values(row).execute();
+}

@@ -7,9 +7,12 @@
 import { requireRole, roleIn } from '../access/auth.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
 import { type InstallationPage, installationPage } from '../installations/page.js';
+import * as installations from '../storage/repositories/installations.js';
+import * as organizations from '../storage/repositories/organizations.js';
+import { membersOf } from '../storage/repositories/users.js';
 import type { Role } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { getOrganization } from './directory.js';
+import { getOrganization } from './organizations.js';
 
 export interface OrganizationEntry {
   id: string;
@@ -21,16 +24,10 @@ export interface OrganizationEntry {
 export async function listOrganizations(ctx: ServiceContext, principal: Principal): Promise<OrganizationEntry[]> {
   if (principal.kind === 'installation') throw forbidden('an installation token belongs to no organization');
   if (principal.kind === 'admin') {
-    const rows = await ctx.db.selectFrom('organizations').select(['id', 'title']).orderBy('title').execute();
+    const rows = await organizations.allOrganizations(ctx.db);
     return rows.map((r) => ({ ...r, role: 'admin' }));
   }
-  return ctx.db
-    .selectFrom('memberships as m')
-    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
-    .select(['o.id', 'o.title', 'm.role'])
-    .where('m.user_id', '=', principal.userId)
-    .orderBy('o.title')
-    .execute();
+  return organizations.organizationsOf(ctx.db, principal.userId);
 }
 
 /** The principal's role in the organization; 403 for those outside it. */
@@ -45,34 +42,11 @@ async function roleFor(ctx: ServiceContext, principal: Principal, organizationId
 export async function organizationPage(ctx: ServiceContext, principal: Principal, organizationId: string) {
   const organization = await getOrganization(ctx, organizationId);
   const role = await roleFor(ctx, principal, organizationId);
-  const [spaces, sites, members, installations] = await Promise.all([
-    ctx.db
-      .selectFrom('spaces')
-      .select(['id', 'title'])
-      .where('organization_id', '=', organizationId)
-      .orderBy('title')
-      .execute(),
-    ctx.db
-      .selectFrom('sites')
-      .select(['id', 'title'])
-      .where('organization_id', '=', organizationId)
-      .orderBy('title')
-      .execute(),
-    ctx.db
-      .selectFrom('memberships as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.name', 'm.role'])
-      .where('m.organization_id', '=', organizationId)
-      .orderBy('u.name')
-      .execute(),
-    ctx.db
-      .selectFrom('installations')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('target_type', '=', 'organization')
-      .where('uninstalled_at', 'is', null)
-      .orderBy('created_at')
-      .execute(),
+  const [spaces, sites, members, rows] = await Promise.all([
+    organizations.placesOf(ctx.db, 'spaces', organizationId),
+    organizations.placesOf(ctx.db, 'sites', organizationId),
+    membersOf(ctx.db, organizationId),
+    installations.organizationInstallationsOf(ctx.db, organizationId),
   ]);
   return {
     id: organization.id,
@@ -81,7 +55,7 @@ export async function organizationPage(ctx: ServiceContext, principal: Principal
     spaces,
     sites,
     members,
-    installations: await Promise.all(installations.map((row) => installationPage(ctx, row))),
+    installations: await Promise.all(rows.map((row) => installationPage(ctx, row))),
   };
 }
 
@@ -99,21 +73,10 @@ export async function placePage(
   type: 'space' | 'site',
   id: string,
 ): Promise<PlacePage> {
-  const place = await ctx.db
-    .selectFrom(type === 'space' ? 'spaces' : 'sites')
-    .select(['id', 'title', 'organization_id'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const place = await organizations.placeWithTitle(ctx.db, type, id);
   if (!place) throw notFound(`the ${type} ${id}`);
   await roleFor(ctx, principal, place.organization_id);
-  const rows = await ctx.db
-    .selectFrom('installations')
-    .selectAll()
-    .where('target_type', '=', type)
-    .where('target_id', '=', id)
-    .where('uninstalled_at', 'is', null)
-    .orderBy('created_at')
-    .execute();
+  const rows = await installations.installationsIn(ctx.db, type, id);
   return {
     id: place.id,
     title: place.title,
