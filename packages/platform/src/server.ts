@@ -21,6 +21,9 @@ import { RetentionPruner } from './jobs/retention.js';
 import { openDatabase } from './storage/database.js';
 import { GroupCommit, groupCommitOptions } from './storage/group-commit.js';
 import { migrate } from './storage/migrate.js';
+import * as deliveryQueue from './storage/repositories/delivery-queue.js';
+import { recordEgress } from './storage/repositories/egress.js';
+import * as outbox from './storage/repositories/outbox.js';
 import { NO_DELIVERY_ENGINE, type ServiceContext } from './types.js';
 
 export const VERSION = '0.1.0';
@@ -98,30 +101,23 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
-    await ctx.db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
-    await ctx.db
-      .updateTable('deliveries')
-      .set({ claimed_until: null, claimed_ahead: 0 })
-      .where('status', '=', 'pending')
-      .execute();
+    await outbox.freeAllClaims(ctx.db);
+    await deliveryQueue.freeAllClaims(ctx.db);
   }
   const egress = createEgress({
     allowPrivateNetwork: config.allowPrivateNetwork,
     // The API, also at the public URL: GitBook-dialect integrations reach it there (`/compat/gitbook`).
     trustedOrigins: () => [ctx.apiUrl, ...(ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : [])],
     record: async (entry) => {
-      await ctx.db
-        .insertInto('egress')
-        .values({
-          installation_id: entry.installationId,
-          integration_name: entry.integration,
-          method: entry.method,
-          url: entry.url.slice(0, 2000),
-          status: entry.status,
-          refused: entry.refused,
-          at: ctx.now(),
-        })
-        .execute();
+      await recordEgress(ctx.db, {
+        installation_id: entry.installationId,
+        integration_name: entry.integration,
+        method: entry.method,
+        url: entry.url.slice(0, 2000),
+        status: entry.status,
+        refused: entry.refused,
+        at: ctx.now(),
+      });
     },
   });
   // What in-process integrations call the API through (the app is made below, once the engines are).

@@ -6,44 +6,12 @@
  * transaction that stores the events (or marks them routed).
  */
 
-import { prepared } from '../storage/prepared.js';
 import type { NewOutboxRow } from '../storage/repositories/outbox.js';
+import { receiversIn } from '../storage/repositories/receivers.js';
 import type { RoutableEvent, ServiceContext } from '../types.js';
 import type { IntegrationRegistry } from './integration-registry.js';
 
 export const SITE_EVENTS = new Set(['site_view', 'page_feedback']);
-
-/**
- * The installations in one place that can receive its events: active, below an organization
- * installation that is not paused; with their integration's latest version (read here, so routing
- * asks no second question per event).
- */
-const installedIn = prepared((db, kind: string, placeId: string) =>
-  db
-    .selectFrom('installations as i')
-    .innerJoin('installations as parent', 'parent.id', 'i.parent_id')
-    .innerJoin('integrations as g', 'g.name', 'i.integration_name')
-    .select(['i.id', 'i.integration_name', 'g.latest_version'])
-    // Whether it is owed a setup event: nothing routing hands over may overtake that.
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom('outbox as s')
-            .select('s.id')
-            .whereRef('s.installation_id', '=', 'i.id')
-            .where('s.dispatched_at', 'is', null)
-            .where('s.event_id', 'is', null),
-        )
-        .as('setup_owed'),
-    )
-    .where('i.target_type', '=', kind as 'space' | 'site')
-    .where('i.target_id', '=', placeId)
-    .where('i.uninstalled_at', 'is', null)
-    .where('i.status', '=', 'active')
-    .where('parent.status', '!=', 'paused')
-    .orderBy('i.created_at'),
-);
 
 /**
  * The rows each event is owed (one per installation that receives it), in the events' order, and
@@ -56,7 +24,7 @@ export async function owedRows(
   now: number,
 ): Promise<{ owed: { eventId: string; rows: NewOutboxRow[] }[]; setupOwed: Set<string> }> {
   const setupOwed = new Set<string>();
-  const places = new Map<string, ReturnType<typeof installedIn.all>>();
+  const places = new Map<string, ReturnType<typeof receiversIn.all>>();
   const owed: { eventId: string; rows: NewOutboxRow[] }[] = [];
   const seen = new Set<string>();
   for (const event of events) {
@@ -68,7 +36,7 @@ export async function owedRows(
     const placeId = String(kind === 'site' ? payload.siteId : payload.spaceId);
     let installed = places.get(`${kind}:${placeId}`);
     if (installed === undefined) {
-      installed = installedIn.all(ctx.db, kind, placeId);
+      installed = receiversIn.all(ctx.db, kind, placeId);
       places.set(`${kind}:${placeId}`, installed);
     }
     const rows: NewOutboxRow[] = [];

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { SITE_EVENTS } from '../dispatch/routing.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { oneStatement, type Stored, storeEvents } from '../storage/repositories/events.js';
+import { placeExists } from '../storage/repositories/organizations.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 
@@ -31,11 +32,7 @@ async function requirePlace(ctx: ServiceContext, kind: 'space' | 'site', id: str
   }
   const key = `${kind}:${id}`;
   if (known.has(key)) return;
-  const place = await ctx.db
-    .selectFrom(kind === 'site' ? 'sites' : 'spaces')
-    .select('id')
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const place = await placeExists(ctx.db, kind, id);
   if (!place) throw notFound(`the ${kind} ${id}`);
   if (known.size >= MAX_KNOWN_PLACES) known.clear();
   known.add(key);

@@ -118,3 +118,12 @@ export async function setEndpoint(
     .where('id', '=', id)
     .execute();
 }
+
+/** Frees every claim of pending deliveries (a SQLite node starting: one process owns the file). */
+export async function freeAllClaims(db: Kysely<Database>): Promise<void> {
+  await db
+    .updateTable('deliveries')
+    .set({ claimed_until: null, claimed_ahead: 0 })
+    .where('status', '=', 'pending')
+    .execute();
+}

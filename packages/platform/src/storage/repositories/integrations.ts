@@ -115,3 +115,35 @@ export function assetBytes(db: Kysely<Database>, name: string, version: number, 
     .where('asset', '=', asset)
     .executeTakeFirst();
 }
+
+/** A version's row (script, endpoint, manifest, secrets, descriptor, GitBook facts). */
+export function versionRow(db: Kysely<Database>, name: string, version: number) {
+  return db
+    .selectFrom('integration_versions')
+    .selectAll()
+    .where('integration_name', '=', name)
+    .where('version', '=', version)
+    .executeTakeFirstOrThrow();
+}
+
+/** Stores what a version handles (its `GET /v1` answer), once learned. */
+export async function setDescriptor(db: Kysely<Database>, name: string, version: number, descriptor: string) {
+  await db
+    .updateTable('integration_versions')
+    .set({ descriptor })
+    .where('integration_name', '=', name)
+    .where('version', '=', version)
+    .execute();
+}
+
+/** The manifest text of the integration's newest version, if it has one. */
+export async function latestManifestSource(db: Kysely<Database>, name: string) {
+  return (
+    await db
+      .selectFrom('integration_versions')
+      .select('manifest_source')
+      .where('integration_name', '=', name)
+      .orderBy('version', 'desc')
+      .executeTakeFirst()
+  )?.manifest_source;
+}

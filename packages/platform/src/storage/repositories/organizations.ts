@@ -103,3 +103,21 @@ export function placesOf(db: Kysely<Database>, table: Table, organizationId: str
     .orderBy('title')
     .execute();
 }
+
+/** Whether a space (site) exists. */
+export function placeExists(db: Kysely<Database>, kind: Kind, id: string) {
+  return db
+    .selectFrom(kind === 'site' ? 'sites' : 'spaces')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Adds the organization unless it exists. */
+export async function ensureOrganization(db: Kysely<Database>, row: Database['organizations']) {
+  await db
+    .insertInto('organizations')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}

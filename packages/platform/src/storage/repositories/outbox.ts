@@ -218,3 +218,8 @@ export async function recordDispatch(trx: Transaction<Database>, record: Inserta
 export async function insertOwn(trx: Transaction<Database>, row: NewOutboxRow): Promise<void> {
   await trx.insertInto('outbox').values(row).execute();
 }
+
+/** Frees every claim of rows not yet dispatched (a SQLite node starting: one process owns the file). */
+export async function freeAllClaims(db: Kysely<Database>): Promise<void> {
+  await db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
+}

@@ -6,8 +6,8 @@
  * counts at once, on every node.
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import { prepared } from '../storage/prepared.js';
-import type { Database } from '../storage/schema.js';
+import { prepared } from '../prepared.js';
+import type { Database } from '../schema.js';
 
 type Row = Database['installations'];
 
