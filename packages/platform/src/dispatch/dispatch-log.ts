@@ -1,6 +1,7 @@
 /** The dispatch log of an installation: each envelope sent to its integration and how it went. */
 import type { Selectable } from 'kysely';
 import { authorizedInstallation } from '../installations/load.js';
+import { latestDispatches } from '../storage/repositories/dispatches.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 
@@ -34,12 +35,6 @@ export function dispatchView(row: Selectable<Database['dispatches']>): DispatchV
 /** The latest 100 dispatches to the installation, newest first. */
 export async function listDispatches(ctx: ServiceContext, principal: Principal, id: string): Promise<DispatchView[]> {
   await authorizedInstallation(ctx, principal, id);
-  const rows = await ctx.db
-    .selectFrom('dispatches')
-    .selectAll()
-    .where('installation_id', '=', id)
-    .orderBy('id', 'desc')
-    .limit(100)
-    .execute();
+  const rows = await latestDispatches(ctx.db, id, 100);
   return rows.map(dispatchView);
 }

@@ -18,6 +18,8 @@
 import type { Selectable } from 'kysely';
 import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
 import { type DispatchView, dispatchView } from '../dispatch/dispatch-log.js';
+import { deliveriesChangedSince } from '../storage/repositories/deliveries.js';
+import { dispatchesAbove, lastDispatchBefore } from '../storage/repositories/dispatches.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 
@@ -101,26 +103,12 @@ export class LiveFeed {
 
   /** The floor for a start by time: the last dispatch before it (walked back from the newest). */
   private async findDispatchFloor() {
-    const before = await this.ctx.db
-      .selectFrom('dispatches')
-      .select('id')
-      .where('installation_id', '=', this.installationId)
-      .where('at', '<', this.dispatchesSince - SETTLE_MS)
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const before = await lastDispatchBefore(this.ctx.db, this.installationId, this.dispatchesSince - SETTLE_MS);
     this.dispatchFloor = before?.id ?? 0;
   }
 
   private async pollDispatches(now: number) {
-    const rows = await this.ctx.db
-      .selectFrom('dispatches')
-      .selectAll()
-      .where('installation_id', '=', this.installationId)
-      .where('id', '>', this.dispatchFloor)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
+    const rows = await dispatchesAbove(this.ctx.db, this.installationId, this.dispatchFloor, PAGE);
     const events: LiveEvent[] = [];
     for (const row of rows) {
       if (this.dispatchesSeen.has(row.id)) continue;
@@ -139,15 +127,7 @@ export class LiveFeed {
   }
 
   private async pollDeliveries(now: number) {
-    const rows = await this.ctx.db
-      .selectFrom('deliveries')
-      .selectAll()
-      .where('installation_id', '=', this.installationId)
-      .where('updated_at', '>=', this.deliveriesFrom)
-      .orderBy('updated_at')
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
+    const rows = await deliveriesChangedSince(this.ctx.db, this.installationId, this.deliveriesFrom, PAGE);
     const changed: Selectable<Database['deliveries']>[] = [];
     for (const row of rows) {
       const version = `${row.updated_at}:${row.attempts}:${row.status}`;

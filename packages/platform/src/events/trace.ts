@@ -10,6 +10,10 @@ import { type DeliveryView, withAttempts } from '../delivery/deliveries.js';
 import { type DispatchView, dispatchView } from '../dispatch/dispatch-log.js';
 import { notFound } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../installations/load.js';
+import { deliveriesOfEvent, deliveryById } from '../storage/repositories/deliveries.js';
+import { dispatchesOfEvent } from '../storage/repositories/dispatches.js';
+import { eventById } from '../storage/repositories/events.js';
+import { owedForEvent } from '../storage/repositories/outbox.js';
 import type { Principal, ServiceContext } from '../types.js';
 
 export interface EventTrace {
@@ -34,43 +38,12 @@ const MOST = 200;
 
 export async function traceEvent(ctx: ServiceContext, principal: Principal, eventId: string): Promise<EventTrace> {
   requireAdmin(principal);
-  const event = await ctx.db
-    .selectFrom('events')
-    .select(['event_id', 'type', 'received_at', 'routed_at'])
-    .where('event_id', '=', eventId)
-    .executeTakeFirst();
+  const event = await eventById(ctx.db, eventId);
   if (!event) throw notFound(`the event ${eventId} (or it is older than the retention period)`);
-  const owed = await ctx.db
-    .selectFrom('outbox')
-    .select(['installation_id', 'outcome', 'dispatched_at'])
-    .where('event_id', '=', eventId)
-    .orderBy('id')
-    .execute();
+  const owed = await owedForEvent(ctx.db, eventId);
   const ids = owed.map((row) => row.installation_id);
-  const dispatches =
-    ids.length === 0
-      ? []
-      : await ctx.db
-          .selectFrom('dispatches')
-          .selectAll()
-          .where('installation_id', 'in', ids)
-          .where('event_id', '=', eventId)
-          .where('at', '>=', event.received_at)
-          .orderBy('id')
-          .limit(MOST)
-          .execute();
-  const deliveries =
-    ids.length === 0
-      ? []
-      : await ctx.db
-          .selectFrom('deliveries')
-          .selectAll()
-          .where('installation_id', 'in', ids)
-          .where('event_id', '=', eventId)
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(MOST)
-          .execute();
+  const dispatches = ids.length === 0 ? [] : await dispatchesOfEvent(ctx.db, ids, eventId, event.received_at, MOST);
+  const deliveries = ids.length === 0 ? [] : await deliveriesOfEvent(ctx.db, ids, eventId, MOST);
   const views = await withAttempts(ctx.db, deliveries);
   return {
     eventId: event.event_id,
@@ -96,7 +69,7 @@ export async function getDelivery(
   principal: Principal,
   deliveryId: string,
 ): Promise<DeliveryView & { installationId: string }> {
-  const row = await ctx.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
+  const row = await deliveryById(ctx.db, deliveryId);
   if (!row) throw notFound(`the delivery ${deliveryId}`);
   await authorizedInstallation(ctx, principal, row.installation_id);
   const [view] = await withAttempts(ctx.db, [row]);

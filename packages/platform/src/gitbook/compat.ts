@@ -16,6 +16,8 @@ import { writeConfiguration } from '../installations/configure.js';
 import { loadInstallation } from '../installations/load.js';
 import { selectionsOf } from '../installations/views.js';
 import { loadIntegration } from '../integrations/read.js';
+import * as installations from '../storage/repositories/installations.js';
+import { placeRow } from '../storage/repositories/organizations.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { undeclaredOf } from './dialect.js';
@@ -70,11 +72,7 @@ export async function updateInstallation(
 
 /** `GET /v1/spaces/{space}` and `GET /v1/orgs/{org}/sites/{site}`: a space or site in that API's shape. */
 export async function readPlace(ctx: ServiceContext, principal: Principal, place: Place, organizationId?: string) {
-  const row = await ctx.db
-    .selectFrom(place.type === 'space' ? 'spaces' : 'sites')
-    .selectAll()
-    .where('id', '=', place.id)
-    .executeTakeFirst();
+  const row = await placeRow(ctx.db, place.type, place.id);
   if (row === undefined || (organizationId !== undefined && row.organization_id !== organizationId)) {
     throw notFound(`the ${place.type} ${place.id}${organizationId !== undefined ? ` of ${organizationId}` : ''}`);
   }
@@ -93,12 +91,7 @@ export async function readPlace(ctx: ServiceContext, principal: Principal, place
 
 /** The organization installation `id` of `integration`, or 404 saying what was not found. */
 async function organizationInstallation(ctx: ServiceContext, integration: string, id: string): Promise<Row> {
-  const row = await ctx.db
-    .selectFrom('installations')
-    .selectAll()
-    .where('id', '=', id)
-    .where('uninstalled_at', 'is', null)
-    .executeTakeFirst();
+  const row = await installations.activeInstallation(ctx.db, id);
   if (row === undefined || row.integration_name !== integration) {
     throw notFound(`the installation ${id} of the integration ${integration}`);
   }
@@ -114,14 +107,7 @@ async function organizationInstallation(ctx: ServiceContext, integration: string
 
 /** The space or site installation below `organization` in `place`, or 404. */
 async function placeInstallation(ctx: ServiceContext, organization: Row, place: Place): Promise<Row> {
-  const row = await ctx.db
-    .selectFrom('installations')
-    .selectAll()
-    .where('parent_id', '=', organization.id)
-    .where('target_type', '=', place.type)
-    .where('target_id', '=', place.id)
-    .where('uninstalled_at', 'is', null)
-    .executeTakeFirst();
+  const row = await installations.installationBelowIn(ctx.db, organization.id, place);
   if (row === undefined) {
     throw notFound(
       `an installation of ${organization.integration_name} in the ${place.type} ${place.id} (below the installation ${organization.id})`,
@@ -148,13 +134,6 @@ async function rootOf(ctx: ServiceContext, principal: Extract<Principal, { kind:
 
 /** Whether the organization installation `root` has an installation in `place`. */
 async function installedIn(db: Kysely<Database>, root: Row, place: Place): Promise<boolean> {
-  const found = await db
-    .selectFrom('installations')
-    .select('id')
-    .where('parent_id', '=', root.id)
-    .where('target_type', '=', place.type)
-    .where('target_id', '=', place.id)
-    .where('uninstalled_at', 'is', null)
-    .executeTakeFirst();
+  const found = await installations.installedBelowIn(db, root.id, place);
   return found !== undefined;
 }

@@ -11,6 +11,7 @@ import { endpointAlerts, endpointsOf } from '../delivery/endpoints.js';
 import { undeclaredOf } from '../gitbook/dialect.js';
 import { assetUrl, storedAssets } from '../integrations/assets.js';
 import { loadIntegration } from '../integrations/read.js';
+import { placesBelow } from '../storage/repositories/installations.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';
@@ -66,16 +67,7 @@ export async function installationPage(ctx: ServiceContext, row: Row): Promise<I
     fullView(ctx, row),
     loadIntegration(ctx, row.integration_name),
     endpointsOf(ctx.db, row.id),
-    row.target_type === 'organization'
-      ? ctx.db
-          .selectFrom('installations')
-          .select(['id', 'target_type', 'target_id', 'status'])
-          .where('parent_id', '=', row.id)
-          .where('uninstalled_at', 'is', null)
-          .orderBy('target_type')
-          .orderBy('target_id')
-          .execute()
-      : Promise.resolve([]),
+    row.target_type === 'organization' ? placesBelow(ctx.db, row.id) : Promise.resolve([]),
   ]);
   const stored = await storedAssets(ctx.db, integration.name, integration.latest_version);
   const level = levelOf(row.target_type);

@@ -98,3 +98,29 @@ export function attemptsOf(db: Kysely<Database>, deliveryIds: string[]) {
     .orderBy('number')
     .execute();
 }
+
+/** The deliveries of one event for these installations, oldest first. */
+export function deliveriesOfEvent(db: Kysely<Database>, installationIds: string[], eventId: string, limit: number) {
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('installation_id', 'in', installationIds)
+    .where('event_id', '=', eventId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The installation's deliveries changed at or after `from`, in the order they changed. */
+export function deliveriesChangedSince(db: Kysely<Database>, installationId: string, from: number, limit: number) {
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .where('updated_at', '>=', from)
+    .orderBy('updated_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

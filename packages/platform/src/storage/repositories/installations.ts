@@ -281,3 +281,49 @@ export function installationsIn(db: Kysely<Database>, type: Kind, id: string) {
     .orderBy('created_at')
     .execute();
 }
+
+/** The installation (not uninstalled), read without a prepared statement. */
+export function activeInstallation(db: Kysely<Database>, id: string) {
+  return db
+    .selectFrom('installations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('uninstalled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The installation below an organization installation in one place. */
+export function installationBelowIn(db: Kysely<Database>, parentId: string, place: { type: Kind; id: string }) {
+  return db
+    .selectFrom('installations')
+    .selectAll()
+    .where('parent_id', '=', parentId)
+    .where('target_type', '=', place.type)
+    .where('target_id', '=', place.id)
+    .where('uninstalled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Whether an organization installation is installed in one place (the id of that installation). */
+export function installedBelowIn(db: Kysely<Database>, parentId: string, place: { type: Kind; id: string }) {
+  return db
+    .selectFrom('installations')
+    .select('id')
+    .where('parent_id', '=', parentId)
+    .where('target_type', '=', place.type)
+    .where('target_id', '=', place.id)
+    .where('uninstalled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The space and site installations below an organization installation, by place. */
+export function placesBelow(db: Kysely<Database>, parentId: string) {
+  return db
+    .selectFrom('installations')
+    .select(['id', 'target_type', 'target_id', 'status'])
+    .where('parent_id', '=', parentId)
+    .where('uninstalled_at', 'is', null)
+    .orderBy('target_type')
+    .orderBy('target_id')
+    .execute();
+}

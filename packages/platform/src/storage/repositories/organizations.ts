@@ -121,3 +121,12 @@ export async function ensureOrganization(db: Kysely<Database>, row: Database['or
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
+
+/** A space or site as stored. */
+export function placeRow(db: Kysely<Database>, kind: Kind, id: string) {
+  return db
+    .selectFrom(kind === 'space' ? 'spaces' : 'sites')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

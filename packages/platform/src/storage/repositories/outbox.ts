@@ -223,3 +223,13 @@ export async function insertOwn(trx: Transaction<Database>, row: NewOutboxRow): 
 export async function freeAllClaims(db: Kysely<Database>): Promise<void> {
   await db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
 }
+
+/** The rows an event was owed, with their outcomes, in order. */
+export function owedForEvent(db: Kysely<Database>, eventId: string) {
+  return db
+    .selectFrom('outbox')
+    .select(['installation_id', 'outcome', 'dispatched_at'])
+    .where('event_id', '=', eventId)
+    .orderBy('id')
+    .execute();
+}
