@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { conflict, invalid, notFound, unauthenticated } from '../errors/domain-error.js';
-import { prepared } from '../storage/prepared.js';
+import * as sessions from '../storage/repositories/sessions.js';
+import * as users from '../storage/repositories/users.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { type Credentials, credentialsOf, principalOf } from './auth.js';
 import { hashToken, sameHash } from './tokens.js';
@@ -30,14 +31,6 @@ export interface SessionCredentials {
   credentials: Credentials;
   csrfToken: string;
 }
-
-const sessionByHash = prepared((db, idHash: string, now: number) =>
-  db
-    .selectFrom('sessions')
-    .select(['kind', 'token_hash', 'csrf_token'])
-    .where('id_hash', '=', idHash)
-    .where('expires_at', '>', now),
-);
 
 const secret = () => randomBytes(32).toString('base64url');
 
@@ -84,27 +77,20 @@ export async function openSession(
   // One write: a code is used up only by the session it opens.
   await ctx.write(async (trx) => {
     if (input.code !== undefined) {
-      const used = await trx
-        .updateTable('sign_in_codes')
-        .set({ used_at: now })
-        .where('code_hash', '=', hashToken(input.code))
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', now)
-        .executeTakeFirst();
-      if (Number(used.numUpdatedRows) === 0) throw unauthenticated(USED_OR_EXPIRED);
+      if (!(await sessions.useCode(trx, hashToken(input.code), now))) throw unauthenticated(USED_OR_EXPIRED);
     }
-    await trx.deleteFrom('sessions').where('expires_at', '<=', now).execute();
-    await trx
-      .insertInto('sessions')
-      .values({
+    await sessions.insertSession(
+      trx,
+      {
         id_hash: hashToken(opened.secret),
         kind,
         token_hash: tokenHash,
         csrf_token: opened.csrfToken,
         created_at: now,
         expires_at: opened.expiresAt,
-      })
-      .execute();
+      },
+      now,
+    );
   });
   return opened;
 }
@@ -118,7 +104,7 @@ export async function sessionOf(
   adminToken: string,
   cookie: string,
 ): Promise<SessionCredentials | undefined> {
-  const row = await sessionByHash.first(ctx.db, hashToken(cookie), ctx.now());
+  const row = await sessions.sessionByHash.first(ctx.db, hashToken(cookie), ctx.now());
   if (row === undefined) return undefined;
   if (row.kind === 'admin') {
     if (!sameHash(row.token_hash, hashToken(adminToken))) return undefined;
@@ -133,13 +119,13 @@ export async function signedIn(
   principal: Principal,
 ): Promise<{ kind: 'admin' } | { kind: 'user'; userId: string; name?: string }> {
   if (principal.kind !== 'user') return { kind: 'admin' };
-  const user = await ctx.db.selectFrom('users').select('name').where('id', '=', principal.userId).executeTakeFirst();
+  const user = await users.userName(ctx.db, principal.userId);
   return { kind: 'user', userId: principal.userId, ...(user ? { name: user.name } : {}) };
 }
 
 /** Ends a session (signing out); ending one that has ended already is not an error. */
 export async function closeSession(ctx: ServiceContext, cookie: string): Promise<void> {
-  await ctx.write((trx) => trx.deleteFrom('sessions').where('id_hash', '=', hashToken(cookie)).execute());
+  await ctx.write((trx) => sessions.deleteSession(trx, hashToken(cookie)));
 }
 
 const USED_OR_EXPIRED =
@@ -184,15 +170,9 @@ export async function createSignInLink(
 ): Promise<{ url: string; expiresAt: string }> {
   const problem = signInPathProblem(path);
   if (problem !== undefined) throw invalid('invalid_path', problem);
-  const user = await ctx.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+  const user = await users.userById(ctx.db, userId);
   if (user === undefined) throw notFound(`the user ${userId}`);
-  const token = await ctx.db
-    .selectFrom('user_tokens')
-    .select('token_hash')
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
+  const token = await users.newestToken(ctx.db, userId);
   if (token === undefined) {
     throw conflict(`the user ${userId} has no token in force: a sign-in link signs in as the user's token`);
   }
@@ -200,10 +180,12 @@ export async function createSignInLink(
   const now = ctx.now();
   const expiresAt = now + SIGN_IN_CODE_TTL_MS;
   await ctx.write((trx) =>
-    trx
-      .insertInto('sign_in_codes')
-      .values({ code_hash: hashToken(code), created_at: now, expires_at: expiresAt, used_at: null })
-      .execute(),
+    sessions.insertSignInCode(trx, {
+      code_hash: hashToken(code),
+      created_at: now,
+      expires_at: expiresAt,
+      used_at: null,
+    }),
   );
   return { url: `${ctx.publicUrl}${path}#code=${code}`, expiresAt: new Date(expiresAt).toISOString() };
 }
@@ -213,10 +195,12 @@ export async function createSignInCode(ctx: ServiceContext): Promise<string> {
   const code = secret();
   const now = ctx.now();
   await ctx.write((trx) =>
-    trx
-      .insertInto('sign_in_codes')
-      .values({ code_hash: hashToken(code), created_at: now, expires_at: now + SIGN_IN_CODE_TTL_MS, used_at: null })
-      .execute(),
+    sessions.insertSignInCode(trx, {
+      code_hash: hashToken(code),
+      created_at: now,
+      expires_at: now + SIGN_IN_CODE_TTL_MS,
+      used_at: null,
+    }),
   );
   return code;
 }
