@@ -17,10 +17,9 @@
  * never wait for, or deadlock with, each other.
  */
 import { MAX_ATTEMPTS } from '@portico/webhooks';
-import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { WakeLoop } from '../queue/wake-loop.js';
-import type { Database } from '../storage/schema.js';
+import * as retention from '../storage/repositories/retention.js';
 import type { ServiceContext } from '../types.js';
 
 /** The tables the pruner deletes from, in the order it works through them. */
@@ -128,10 +127,6 @@ export class RetentionPruner {
     return removed;
   }
 
-  private get postgres(): boolean {
-    return this.ctx.dialect === 'postgres';
-  }
-
   private pause(): Promise<void> {
     const ms = this.options.pauseMs ?? 0;
     return new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
@@ -150,20 +145,7 @@ export class RetentionPruner {
 
   /** Outbox rows dispatched before the cutoff. */
   private async pruneOutbox(cutoff: number): Promise<Batch> {
-    const db = this.ctx.db;
-    const result = await db
-      .deleteFrom('outbox')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('outbox as old')
-          .select('old.id')
-          .where('old.dispatched_at', 'is not', null)
-          .where('old.dispatched_at', '<', cutoff)
-          .orderBy('old.dispatched_at')
-          .limit(this.batchSize)
-          .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
-      )
-      .executeTakeFirst();
+    const result = await retention.pruneOutbox(this.ctx.db, this.ctx.dialect, cutoff, this.batchSize);
     return this.batch('outbox', result);
   }
 
@@ -173,67 +155,19 @@ export class RetentionPruner {
    * (PostgreSQL: skipped) or not routed yet in this statement's view.
    */
   private async pruneEvents(cutoff: number): Promise<Batch> {
-    const db = this.ctx.db;
-    const result = await db
-      .deleteFrom('events')
-      .where('event_id', 'in', (eb) =>
-        eb
-          .selectFrom('events as old')
-          .select('old.event_id')
-          .where('old.routed_at', 'is not', null)
-          .where('old.received_at', '<', cutoff)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('outbox as owed')
-                  .select('owed.id')
-                  .whereRef('owed.event_id', '=', 'old.event_id')
-                  .where('owed.dispatched_at', 'is', null),
-              ),
-            ),
-          )
-          .orderBy('old.received_at')
-          .limit(this.batchSize)
-          .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
-      )
-      .executeTakeFirst();
+    const result = await retention.pruneEvents(this.ctx.db, this.ctx.dialect, cutoff, this.batchSize);
     return this.batch('events', result);
   }
 
   /** Dispatch log or egress rows from before the cutoff. */
   private async pruneByAt(table: 'dispatches' | 'egress', cutoff: number): Promise<Batch> {
-    const db = this.ctx.db as Kysely<Pick<Database, 'dispatches'>>;
-    const result = await db
-      .deleteFrom(table as 'dispatches')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom(`${table as 'dispatches'} as old`)
-          .select('old.id')
-          .where('old.at', '<', cutoff)
-          .orderBy('old.at')
-          .limit(this.batchSize)
-          .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
-      )
-      .executeTakeFirst();
+    const result = await retention.pruneByAt(this.ctx.db, this.ctx.dialect, table, cutoff, this.batchSize);
     return this.batch(table, result);
   }
 
   /** Recover-since jobs that finished before the cutoff (a running one is never removed). */
   private async pruneRecoveries(cutoff: number): Promise<Batch> {
-    const result = await this.ctx.db
-      .deleteFrom('recoveries')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('recoveries as old')
-          .select('old.id')
-          // Spelled as in the partial index recoveries_finished (SQLite matches the predicate by its terms).
-          .where(sql<boolean>`old.status in ('done', 'failed')`)
-          .where('old.finished_at', '<', cutoff)
-          .orderBy('old.finished_at')
-          .limit(this.batchSize)
-          .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
-      )
-      .executeTakeFirst();
+    const result = await retention.pruneRecoveries(this.ctx.db, this.ctx.dialect, cutoff, this.batchSize);
     return this.batch('recoveries', result);
   }
 
@@ -248,40 +182,7 @@ export class RetentionPruner {
   private async pruneDeliveries(cutoff: number): Promise<Batch> {
     // A delivery has at most MAX_ATTEMPTS attempts: as many fewer deliveries per batch.
     const limit = Math.max(1, Math.floor(this.batchSize / MAX_ATTEMPTS));
-    const db = this.ctx.db;
-    const ended = () =>
-      db
-        .selectFrom('deliveries as old')
-        .select('old.id')
-        // Spelled as in the partial index deliveries_finished (SQLite matches the predicate by its terms).
-        .where(sql<boolean>`old.status in ('delivered', 'failed')`)
-        .where('old.updated_at', '<', cutoff)
-        .orderBy('old.updated_at');
-    const attempts = await db
-      .deleteFrom('delivery_attempts')
-      .where('delivery_id', 'in', () =>
-        ended()
-          .limit(limit)
-          .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
-      )
-      .executeTakeFirst();
-    const deliveries = await db
-      .deleteFrom('deliveries')
-      .where('id', 'in', () =>
-        ended()
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('delivery_attempts as attempt')
-                  .select('attempt.id')
-                  .whereRef('attempt.delivery_id', '=', 'old.id'),
-              ),
-            ),
-          )
-          .limit(limit)
-          .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
-      )
-      .executeTakeFirst();
+    const { attempts, deliveries } = await retention.pruneDeliveries(this.ctx.db, this.ctx.dialect, cutoff, limit);
     const counts = {
       delivery_attempts: Number(attempts.numDeletedRows),
       deliveries: Number(deliveries.numDeletedRows),
