@@ -11,7 +11,6 @@
  * next node that claims it, after the last committed batch: nothing is redelivered twice, nothing
  * is skipped.
  */
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newId } from '../access/tokens.js';
 import { redeliveryOf } from '../delivery/deliveries.js';
@@ -20,6 +19,7 @@ import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { LeaseLost } from '../errors/lease-lost.js';
 import { authorizedInstallation } from '../installations/load.js';
 import { WakeLoop } from '../queue/wake-loop.js';
+import * as recoveries from '../storage/repositories/recoveries.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 
@@ -57,31 +57,6 @@ export function recoveryView(row: Row): RecoveryView {
     createdAt: iso(row.created_at),
     finishedAt: row.finished_at === null ? null : iso(row.finished_at),
   };
-}
-
-/** The failed deliveries of a job still to redeliver, after its cursor, in (created_at, id) order. */
-function owed(db: Kysely<Database>, job: Row, limit: number) {
-  return db
-    .selectFrom('deliveries as d')
-    .selectAll('d')
-    .where('d.installation_id', '=', job.installation_id)
-    .where('d.status', '=', 'failed')
-    .where('d.created_at', '>=', job.since)
-    .where('d.created_at', '<', job.until)
-    .$if(job.cursor_created_at !== null, (qb) =>
-      qb.where((eb) =>
-        eb.or([
-          eb('d.created_at', '>', job.cursor_created_at as number),
-          eb.and([eb('d.created_at', '=', job.cursor_created_at as number), eb('d.id', '>', job.cursor_id as string)]),
-        ]),
-      ),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('deliveries as r').select('r.id').whereRef('r.redelivery_of', '=', 'd.id'))),
-    )
-    .orderBy('d.created_at')
-    .orderBy('d.id')
-    .limit(limit);
 }
 
 /**
@@ -122,17 +97,14 @@ export async function startRecovery(
     updated_at: now,
     finished_at: null,
   };
-  const counted = await ctx.db
-    .selectFrom(owed(ctx.db, row, Number.MAX_SAFE_INTEGER).clearOrderBy().clearLimit().as('o'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
+  const counted = await recoveries.countOwed(ctx.db, row);
   row.total = Number(counted.n);
-  await ctx.db.insertInto('recoveries').values(row).execute();
+  await recoveries.insertRecovery(ctx.db, row);
   return recoveryView(row);
 }
 
 async function authorizedRecovery(ctx: ServiceContext, principal: Principal, id: string): Promise<Row> {
-  const row = await ctx.db.selectFrom('recoveries').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await recoveries.recoveryById(ctx.db, id);
   if (!row) throw notFound(`the recovery ${id}`);
   await authorizedInstallation(ctx, principal, row.installation_id);
   return row;
@@ -145,14 +117,7 @@ export async function getRecovery(ctx: ServiceContext, principal: Principal, id:
 /** The installation's latest recoveries, newest first. */
 export async function listRecoveries(ctx: ServiceContext, principal: Principal, installationId: string) {
   await authorizedInstallation(ctx, principal, installationId);
-  const rows = await ctx.db
-    .selectFrom('recoveries')
-    .selectAll()
-    .where('installation_id', '=', installationId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(20)
-    .execute();
+  const rows = await recoveries.latestRecoveries(ctx.db, installationId, 20);
   return rows.map(recoveryView);
 }
 
@@ -239,25 +204,7 @@ export class RecoveryRunner {
     if (this.stopped) return undefined;
     const now = ctx.now();
     const lease = now + this.leaseMs;
-    // One process owns a SQLite file: a claim it finds was left by a run that stopped.
-    const free = ctx.db
-      .selectFrom('recoveries')
-      .select('id')
-      .where('status', '=', 'running')
-      .$if(ctx.dialect === 'postgres', (qb) =>
-        qb
-          .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-          .forUpdate()
-          .skipLocked(),
-      )
-      .orderBy('created_at')
-      .limit(1);
-    return ctx.db
-      .updateTable('recoveries')
-      .set({ claimed_until: lease, updated_at: now })
-      .where('id', '=', free)
-      .returningAll()
-      .executeTakeFirst();
+    return recoveries.claimRecovery(ctx.db, ctx.dialect, now, lease);
   }
 
   private async work(job: Row): Promise<void> {
@@ -265,14 +212,9 @@ export class RecoveryRunner {
     let current = job;
     const batch = this.options.batch ?? 100;
     while (!this.stopped) {
-      const installation = await ctx.db
-        .selectFrom('installations')
-        .select('id')
-        .where('id', '=', current.installation_id)
-        .where('uninstalled_at', 'is', null)
-        .executeTakeFirst();
+      const installation = await recoveries.installationLeft(ctx.db, current.installation_id);
       if (!installation) return this.finish(current, 'failed', 'the installation was removed');
-      const rows = await owed(ctx.db, current, batch).execute();
+      const rows = await recoveries.owedBatch(ctx.db, current, batch);
       if (rows.length === 0) return this.finish(current, 'done');
       const now = ctx.now();
       const redeliveries: Database['deliveries'][] = [];
@@ -298,25 +240,7 @@ export class RecoveryRunner {
         claimed_until: now + this.leaseMs,
         updated_at: now,
       };
-      await ctx.db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('recoveries')
-          .set({
-            done: next.done,
-            errors: next.errors,
-            last_error: next.last_error,
-            cursor_created_at: next.cursor_created_at,
-            cursor_id: next.cursor_id,
-            claimed_until: next.claimed_until,
-            updated_at: now,
-          })
-          .where('id', '=', current.id)
-          .where('claimed_until', '=', current.claimed_until)
-          .executeTakeFirst();
-        // Another node took the job over (this one stalled past its lease): its batches stand.
-        if (Number(updated.numUpdatedRows) === 0) throw new LeaseLost(current.id);
-        if (redeliveries.length > 0) await trx.insertInto('deliveries').values(redeliveries).execute();
-      });
+      await recoveries.saveBatch(ctx.db, current, next, redeliveries, now);
       current = next;
       this.holding = next;
       this.options.onBatch?.(recoveryView(next));
@@ -330,29 +254,12 @@ export class RecoveryRunner {
   private async finish(job: Row, status: 'done' | 'failed', error?: string): Promise<void> {
     const { ctx } = this.options;
     const now = ctx.now();
-    await ctx.db
-      .updateTable('recoveries')
-      .set({
-        status,
-        total: job.done + job.errors,
-        ...(error !== undefined ? { last_error: error } : {}),
-        claimed_until: null,
-        updated_at: now,
-        finished_at: now,
-      })
-      .where('id', '=', job.id)
-      .where('claimed_until', '=', job.claimed_until)
-      .execute();
+    await recoveries.finishRecovery(ctx.db, job, status, error, now);
   }
 
   /** Gives a job back (the next claim, here or on another node, takes it), or ends it failed. */
   private async release(job: Row, failure?: string): Promise<void> {
     if (failure !== undefined) return this.finish(job, 'failed', failure);
-    await this.options.ctx.db
-      .updateTable('recoveries')
-      .set({ claimed_until: null })
-      .where('id', '=', job.id)
-      .where('claimed_until', '=', job.claimed_until)
-      .execute();
+    await recoveries.releaseRecovery(this.options.ctx.db, job);
   }
 }
