@@ -53,7 +53,7 @@ export interface ServiceContext {
   /** Tells the dispatcher that new work is in the outbox, or (`'events'`) that events wait to be routed. */
   wake: (what?: 'events') => void;
   /**
-   * Decides the routing of events as they are stored (dispatch/routing.ts), to write in the same
+   * Decides the routing of events as they are stored (events/routing.ts), to write in the same
    * transaction; undefined while no dispatcher runs on this node: the events are then stored
    * unrouted, and a dispatcher routes them later.
    */

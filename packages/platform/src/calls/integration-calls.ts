@@ -39,7 +39,7 @@ const PUBLIC_PAGE_POLICY =
 
 /**
  * Hands a request that reached `/v1/installations/{id}/public[/…]` to the integration's `fetch`.
- * A button's OAuth path admits only flows started from the dashboard (services/oauth-starts.ts).
+ * A button's OAuth path admits only flows started from the dashboard (calls/oauth-starts.ts).
  */
 export async function callPublicEndpoint(
   ctx: ServiceContext,

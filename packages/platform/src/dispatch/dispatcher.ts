@@ -18,6 +18,7 @@
 import type { PlatformEvent } from '@portico/runtime';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
+import { owedRows } from '../events/routing.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
@@ -30,7 +31,6 @@ import { callIntegration } from './call-integration.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import { dispatchOwed, type OwedSettings } from './dispatch-owed.js';
 import { type Hosts, IntegrationRegistry } from './integration-registry.js';
-import { owedRows } from './routing.js';
 
 const ROUTE_BATCH = 200;
 /** Most rows one claim takes. */

@@ -5,12 +5,12 @@
  * unrouted, and a dispatcher routes them later.
  */
 import { randomBytes } from 'node:crypto';
-import { SITE_EVENTS } from '../dispatch/routing.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { oneStatement, type Stored, storeEvents } from '../storage/repositories/events.js';
 import { placeExists } from '../storage/repositories/organizations.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
+import { SITE_EVENTS } from './routing.js';
 
 export interface IncomingEvent {
   type: string;

@@ -1,4 +1,4 @@
-/** What routing reads: the installations in a place that can receive its events (dispatch/routing.ts). */
+/** What routing reads: the installations in a place that can receive its events (events/routing.ts). */
 import { prepared } from '../prepared.js';
 
 /**

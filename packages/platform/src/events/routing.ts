@@ -6,10 +6,10 @@
  * transaction that stores the events (or marks them routed).
  */
 
+import type { IntegrationRegistry } from '../dispatch/integration-registry.js';
 import type { NewOutboxRow } from '../storage/repositories/outbox.js';
 import { receiversIn } from '../storage/repositories/receivers.js';
 import type { RoutableEvent, ServiceContext } from '../types.js';
-import type { IntegrationRegistry } from './integration-registry.js';
 
 export const SITE_EVENTS = new Set(['site_view', 'page_feedback']);
 
