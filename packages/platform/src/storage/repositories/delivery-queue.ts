@@ -4,7 +4,8 @@
  * back, and when the next retry is due. Every write of a claimed row checks the lease it was
  * claimed with, so a node that lost a row (its lease ran out, another node took it) changes nothing.
  */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { insertThenUpdate } from '../insert-then-update.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
 
@@ -126,4 +127,24 @@ export async function freeAllClaims(db: Kysely<Database>): Promise<void> {
     .set({ claimed_until: null, claimed_ahead: 0 })
     .where('status', '=', 'pending')
     .execute();
+}
+
+/**
+ * Writes an attempt's row and the delivery's new state in one write (one statement on PostgreSQL,
+ * two on SQLite), only while the delivery's lease is still this node's: answers the deliveries
+ * updated (0: the lease was lost).
+ */
+export function writeAttempt(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  row: Pick<DeliveryRow, 'id' | 'claimed_until'>,
+  attempt: Omit<Insertable<Database['delivery_attempts']>, 'delivery_id'>,
+  state: Updateable<Database['deliveries']>,
+): Promise<number> {
+  return insertThenUpdate(
+    trx,
+    dialect,
+    { into: 'delivery_attempts', values: { delivery_id: row.id, ...attempt } },
+    { table: 'deliveries', set: state, where: { id: row.id, claimed_until: row.claimed_until } },
+  );
 }
