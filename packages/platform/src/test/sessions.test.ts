@@ -3,10 +3,10 @@
  * HttpOnly cookie, CSRF refused without the session's token, sign-out, one-time sign-in codes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInCode, SESSION_COOKIE, sessionOf } from './access/sessions.js';
-import type { Answer } from './test-support/api.js';
-import { backends } from './test-support/backends.js';
-import { manifest, startWorld, type World } from './test-support/world.js';
+import { createSignInCode, SESSION_COOKIE, sessionOf } from '../access/sessions.js';
+import type { Answer } from '../test-support/api.js';
+import { backends } from '../test-support/backends.js';
+import { manifest, startWorld, type World } from '../test-support/world.js';
 
 describe.each(backends)('sessions on $name', (backend) => {
   let world: World;

@@ -5,8 +5,8 @@
  * and answers the options; every bad question and every bad answer gets a clear error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from './test-support/backends.js';
-import { startWorld, type World } from './test-support/world.js';
+import { backends } from '../test-support/backends.js';
+import { startWorld, type World } from '../test-support/world.js';
 
 const SCRIPT = `export default { async fetch(request) {
   if (request.method === 'GET') return Response.json({ runtime: 'portico', versions: ['v1'], fetch: true, events: [], components: [] });

@@ -15,13 +15,13 @@ import {
   authorizeInBrowser,
   listenOAuthProvider,
   type RunningProvider,
-} from '../../testing/src/test-support/oauth-provider.js';
-import { type RunningPlatform, startPlatform } from './server.js';
-import { client } from './test-support/api.js';
-import { until } from './test-support/webhook-world.js';
+} from '../../../testing/src/test-support/oauth-provider.js';
+import { type RunningPlatform, startPlatform } from '../server.js';
+import { client } from '../test-support/api.js';
+import { until } from '../test-support/webhook-world.js';
 
-const examples = new URL('../../../examples/', import.meta.url).pathname;
-const recorderDir = new URL('../test-fixtures/recorder', import.meta.url).pathname;
+const examples = new URL('../../../../examples/', import.meta.url).pathname;
+const recorderDir = new URL('../../test-fixtures/recorder', import.meta.url).pathname;
 
 const RECORDER_MANIFEST = `name: recorder
 title: Recorder

@@ -7,9 +7,9 @@
  */
 import { createIntegration, type Integration } from '@portico/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningPlatform, startPlatform } from './server.js';
-import { client } from './test-support/api.js';
-import { backends } from './test-support/backends.js';
+import { type RunningPlatform, startPlatform } from '../server.js';
+import { client } from '../test-support/api.js';
+import { backends } from '../test-support/backends.js';
 
 const manifest = `name: caller
 title: Caller

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { afterAll, describe, expect, it } from 'vitest';
-import { unauthenticated } from './errors/domain-error.js';
-import { streamRoutes } from './http/stream-routes.js';
-import { startPlatform } from './server.js';
-import { backends } from './test-support/backends.js';
-import { ScriptedReceiver, until, webhookWorldFor } from './test-support/webhook-world.js';
-import type { Principal } from './types.js';
+import { unauthenticated } from '../errors/domain-error.js';
+import { streamRoutes } from '../http/stream-routes.js';
+import { startPlatform } from '../server.js';
+import { backends } from '../test-support/backends.js';
+import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
+import type { Principal } from '../types.js';
 
 interface Message {
   event?: string;

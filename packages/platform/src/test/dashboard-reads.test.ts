@@ -4,9 +4,9 @@
  * integration page with its files and components, and the page view of an installation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentToken } from './installations/tokens.js';
-import { backends } from './test-support/backends.js';
-import { startWorld, type World } from './test-support/world.js';
+import { currentToken } from '../installations/tokens.js';
+import { backends } from '../test-support/backends.js';
+import { startWorld, type World } from '../test-support/world.js';
 
 /** A PNG's signature and header: enough for the platform to know it is a PNG. */
 const PNG = Buffer.concat([

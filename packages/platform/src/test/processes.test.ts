@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from './storage/database.js';
-import { loadMigrations } from './storage/migrate.js';
-import { client } from './test-support/api.js';
-import { ADMIN_TOKEN, backends, postgresUrl, SECRET_KEY } from './test-support/backends.js';
-import { type ServeProcess, spawnServe } from './test-support/serve-process.js';
+import { openDatabase } from '../storage/database.js';
+import { loadMigrations } from '../storage/migrate.js';
+import { client } from '../test-support/api.js';
+import { ADMIN_TOKEN, backends, postgresUrl, SECRET_KEY } from '../test-support/backends.js';
+import { type ServeProcess, spawnServe } from '../test-support/serve-process.js';
 
 const running: ServeProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];
@@ -203,7 +203,7 @@ describe('first start', () => {
 
   it('refuses PostgreSQL without shared secrets, and a bad port, with a clear message', async () => {
     const { spawnSync } = await import('node:child_process');
-    const bin = new URL('../../cli/dist/bin.js', import.meta.url).pathname;
+    const bin = new URL('../../../cli/dist/bin.js', import.meta.url).pathname;
     const pgRun = spawnSync(process.execPath, [bin, 'serve'], {
       env: {
         PATH: process.env.PATH ?? '',

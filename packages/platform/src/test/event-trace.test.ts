@@ -4,9 +4,9 @@
  * caused, with the access rules of the other routes.
  */
 import { describe, expect, it } from 'vitest';
-import { client } from './test-support/api.js';
-import { backends } from './test-support/backends.js';
-import { ScriptedReceiver, until, webhookWorldFor } from './test-support/webhook-world.js';
+import { client } from '../test-support/api.js';
+import { backends } from '../test-support/backends.js';
+import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
 
 describe.each(backends)('tracing an event on $name', (backend) => {
   const receiver = new ScriptedReceiver();

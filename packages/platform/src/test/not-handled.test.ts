@@ -6,10 +6,10 @@
  */
 import type { Integration, IntegrationDescriptor } from '@portico/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningPlatform, startPlatform } from './server.js';
-import { client } from './test-support/api.js';
-import { backends } from './test-support/backends.js';
-import { until } from './test-support/webhook-world.js';
+import { type RunningPlatform, startPlatform } from '../server.js';
+import { client } from '../test-support/api.js';
+import { backends } from '../test-support/backends.js';
+import { until } from '../test-support/webhook-world.js';
 
 /** An integration that claims `space_content_updated` and answers every event with `answer()`. */
 function answering(answer: () => Response): Integration {

@@ -1,9 +1,9 @@
 /** The HTTP API on a real server on 127.0.0.1, against SQLite and PostgreSQL. */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentToken } from './installations/tokens.js';
-import { backends } from './test-support/backends.js';
-import { manifest, startWorld, type World } from './test-support/world.js';
+import { currentToken } from '../installations/tokens.js';
+import { backends } from '../test-support/backends.js';
+import { manifest, startWorld, type World } from '../test-support/world.js';
 
 describe.each(backends)('the API on $name', (backend) => {
   let world: World;

@@ -12,13 +12,13 @@ import {
   authorizeInBrowser,
   listenOAuthProvider,
   type RunningProvider,
-} from '../../testing/src/test-support/oauth-provider.js';
-import { SESSION_COOKIE } from './access/sessions.js';
-import { startOAuth } from './calls/oauth-starts.js';
-import { backends } from './test-support/backends.js';
-import { startWorld, type World } from './test-support/world.js';
+} from '../../../testing/src/test-support/oauth-provider.js';
+import { SESSION_COOKIE } from '../access/sessions.js';
+import { startOAuth } from '../calls/oauth-starts.js';
+import { backends } from '../test-support/backends.js';
+import { startWorld, type World } from '../test-support/world.js';
 
-const examples = new URL('../../../examples/', import.meta.url).pathname;
+const examples = new URL('../../../../examples/', import.meta.url).pathname;
 
 /** Answers its descriptor, and to any public request the headers it got, setting cookies of both kinds. */
 const ECHO_SCRIPT = `export default { async fetch(request) {

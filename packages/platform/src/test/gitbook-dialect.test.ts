@@ -7,9 +7,9 @@
  */
 import type { Envelope, Integration, IntegrationDescriptor } from '@portico/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from './test-support/backends.js';
-import { until } from './test-support/webhook-world.js';
-import { startWorld, type World } from './test-support/world.js';
+import { backends } from '../test-support/backends.js';
+import { until } from '../test-support/webhook-world.js';
+import { startWorld, type World } from '../test-support/world.js';
 
 type Received = { event: Record<string, any>; environment: Record<string, any> };
 

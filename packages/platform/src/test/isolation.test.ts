@@ -5,11 +5,11 @@
  * and comes back with one call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryEngine } from './delivery/delivery-engine.js';
-import { type RunningPlatform, type StartOptions, startPlatform } from './server.js';
-import { client } from './test-support/api.js';
-import { type Backend, backends } from './test-support/backends.js';
-import { ScriptedReceiver, until, webhookWorldFor } from './test-support/webhook-world.js';
+import { DeliveryEngine } from '../delivery/delivery-engine.js';
+import { type RunningPlatform, type StartOptions, startPlatform } from '../server.js';
+import { client } from '../test-support/api.js';
+import { type Backend, backends } from '../test-support/backends.js';
+import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -7,10 +7,10 @@
  */
 import { createIntegration, type Environment, type RuntimeEvent } from '@portico/runtime';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningPlatform, startPlatform } from './server.js';
-import { client } from './test-support/api.js';
-import { backends } from './test-support/backends.js';
-import { until } from './test-support/webhook-world.js';
+import { type RunningPlatform, startPlatform } from '../server.js';
+import { client } from '../test-support/api.js';
+import { backends } from '../test-support/backends.js';
+import { until } from '../test-support/webhook-world.js';
 
 interface Seen {
   integration: string;

@@ -6,16 +6,16 @@
  */
 import { parseManifest } from '@portico/manifest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SecretBox } from './access/secret-box.js';
-import { hashToken } from './access/tokens.js';
-import { BUILTINS } from './builtins.js';
-import { RecoveryRunner } from './jobs/recoveries.js';
-import { type RunningPlatform, startPlatform } from './server.js';
-import { openDatabase } from './storage/database.js';
-import { loadMigrations, migrate } from './storage/migrate.js';
-import { client } from './test-support/api.js';
-import { type Backend, backends, SECRET_KEY } from './test-support/backends.js';
-import { ScriptedReceiver, until, webhookWorldFor } from './test-support/webhook-world.js';
+import { SecretBox } from '../access/secret-box.js';
+import { hashToken } from '../access/tokens.js';
+import { BUILTINS } from '../builtins.js';
+import { RecoveryRunner } from '../jobs/recoveries.js';
+import { type RunningPlatform, startPlatform } from '../server.js';
+import { openDatabase } from '../storage/database.js';
+import { loadMigrations, migrate } from '../storage/migrate.js';
+import { client } from '../test-support/api.js';
+import { type Backend, backends, SECRET_KEY } from '../test-support/backends.js';
+import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
