@@ -1,7 +1,7 @@
 /** Signing in and out of the dashboard in Chromium; the session cookie and its CSRF token. */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInCode } from '../../platform/src/services/sessions.js';
+import { createSignInCode } from '../../platform/src/access/sessions.js';
 import { screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 

@@ -6,8 +6,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Integration } from '@portico/runtime';
 import webhook from '@portico/webhook-integration';
-import type { ServiceContext } from './services/context.js';
-import { publish } from './services/integrations.js';
+import { publish } from './integrations/publish.js';
+import { latestManifestSource } from './storage/repositories/integrations.js';
+import { ensureOrganization } from './storage/repositories/organizations.js';
+import type { ServiceContext } from './types.js';
 
 export const BUILTIN_ORGANIZATION = 'portico';
 
@@ -24,20 +26,13 @@ export const BUILTINS: { name: string; integration: Integration; manifest: strin
 
 /** Publishes each built-in whose manifest changed since it was last published. */
 export async function publishBuiltins(ctx: ServiceContext): Promise<void> {
-  await ctx.db
-    .insertInto('organizations')
-    .values({ id: BUILTIN_ORGANIZATION, title: 'Portico', subdomain: null, created_at: ctx.now() })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  const latestManifest = async (name: string) =>
-    (
-      await ctx.db
-        .selectFrom('integration_versions')
-        .select('manifest_source')
-        .where('integration_name', '=', name)
-        .orderBy('version', 'desc')
-        .executeTakeFirst()
-    )?.manifest_source;
+  await ensureOrganization(ctx.db, {
+    id: BUILTIN_ORGANIZATION,
+    title: 'Portico',
+    subdomain: null,
+    created_at: ctx.now(),
+  });
+  const latestManifest = (name: string) => latestManifestSource(ctx.db, name);
   for (const builtin of BUILTINS) {
     if ((await latestManifest(builtin.name)) === builtin.manifest) continue;
     try {

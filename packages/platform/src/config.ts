@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { newToken } from './access/tokens.js';
 import { type TracingSettings, tracingFromEnv } from './observability/tracing.js';
-import { newToken } from './services/tokens.js';
 import { isPostgresUrl } from './storage/database.js';
 
 export interface PlatformConfig {

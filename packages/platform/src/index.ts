@@ -1,3 +1,4 @@
+export { createSignInCode, SIGN_IN_CODE_TTL_MS } from './access/sessions.js';
 export {
   ConfigError,
   configFromEnv,
@@ -11,18 +12,17 @@ export {
 } from './config.js';
 export type { DeliveryView } from './delivery/deliveries.js';
 export { postWebhook } from './delivery/post-webhook.js';
+export type { DispatchView } from './dispatch/dispatch-log.js';
 export { DomainError, type ErrorKind } from './errors/domain-error.js';
+export { type LiveEvent, LiveFeed, type LiveType } from './events/live-feed.js';
 export { createEgress, isInternalAddress } from './hosts/egress.js';
 export { type Host, HostError, type HostRequest, type HostResponse, type IntegrationBundle } from './hosts/host.js';
 export { InProcessHost } from './hosts/in-process-host.js';
 export { RemoteHost } from './hosts/remote-host.js';
 export { WorkerdHost } from './hosts/workerd-host.js';
 export { createApp } from './http/app.js';
+export { currentToken } from './installations/tokens.js';
 export { type RunningPlatform, type StartOptions, startPlatform, VERSION } from './server.js';
-export type { Principal, ServiceContext } from './services/context.js';
-export type { DispatchView } from './services/dispatch-log.js';
-export { currentToken } from './services/installations.js';
-export { type LiveEvent, LiveFeed, type LiveType } from './services/live-feed.js';
-export { createSignInCode, SIGN_IN_CODE_TTL_MS } from './services/sessions.js';
 export { openDatabase } from './storage/database.js';
 export { migrate } from './storage/migrate.js';
+export type { Principal, ServiceContext } from './types.js';

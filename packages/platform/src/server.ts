@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import type { Integration } from '@portico/runtime';
 import { type Logger, pino } from 'pino';
+import { SecretBox } from './access/secret-box.js';
 import { OperatorAlerts } from './alerts/operator-alerts.js';
 import { BUILTINS, publishBuiltins } from './builtins.js';
 import { checkAlertUrl, type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
-import { RecoveryRunner } from './delivery/recoveries.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Hosts } from './dispatch/integration-registry.js';
 import { createEgress } from './hosts/egress.js';
@@ -17,16 +17,19 @@ import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import { serviceBinding } from './http/service-binding.js';
+import { RecoveryRunner } from './jobs/recoveries.js';
+import { RetentionPruner } from './jobs/retention.js';
 import { PlatformMetrics } from './observability/metrics.js';
 import { ReadinessCheck } from './observability/readiness.js';
 import { operationsRoutes } from './observability/routes.js';
 import { startTracing, type TracingSettings } from './observability/tracing.js';
-import { NO_DELIVERY_ENGINE, type ServiceContext } from './services/context.js';
-import { RetentionPruner } from './services/retention.js';
-import { SecretBox } from './services/secret-box.js';
 import { openDatabase } from './storage/database.js';
 import { GroupCommit, groupCommitOptions } from './storage/group-commit.js';
 import { loadMigrations, migrate } from './storage/migrate.js';
+import * as deliveryQueue from './storage/repositories/delivery-queue.js';
+import { recordEgress } from './storage/repositories/egress.js';
+import * as outbox from './storage/repositories/outbox.js';
+import { NO_DELIVERY_ENGINE, type ServiceContext } from './types.js';
 
 export const VERSION = '0.1.0';
 /** How long a stopping server waits for dispatches in flight before it ends their workers. */
@@ -120,26 +123,23 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
-    await ctx.db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
-    await ctx.db.updateTable('deliveries').set({ claimed_until: null }).where('status', '=', 'pending').execute();
+    await outbox.freeAllClaims(ctx.db);
+    await deliveryQueue.freeAllClaims(ctx.db);
   }
   const egress = createEgress({
     allowPrivateNetwork: config.allowPrivateNetwork,
     // The API, also at the public URL: GitBook-dialect integrations reach it there (`/compat/gitbook`).
     trustedOrigins: () => [ctx.apiUrl, ...(ctx.publicUrl ? [new URL(ctx.publicUrl).origin] : [])],
     record: async (entry) => {
-      await ctx.db
-        .insertInto('egress')
-        .values({
-          installation_id: entry.installationId,
-          integration_name: entry.integration,
-          method: entry.method,
-          url: entry.url.slice(0, 2000),
-          status: entry.status,
-          refused: entry.refused,
-          at: ctx.now(),
-        })
-        .execute();
+      await recordEgress(ctx.db, {
+        installation_id: entry.installationId,
+        integration_name: entry.integration,
+        method: entry.method,
+        url: entry.url.slice(0, 2000),
+        status: entry.status,
+        refused: entry.refused,
+        at: ctx.now(),
+      });
     },
   });
   // What in-process integrations call the API through (the app is made below, once the engines are).

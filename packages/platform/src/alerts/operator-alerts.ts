@@ -19,8 +19,8 @@ import { BUILTIN_ORGANIZATION } from '../builtins.js';
 import { ConfigError } from '../config.js';
 import { requestDelivery } from '../delivery/deliveries.js';
 import { validSecrets } from '../delivery/signing-secrets.js';
-import type { ServiceContext } from '../services/context.js';
 import * as repository from '../storage/repositories/alerts.js';
+import type { ServiceContext } from '../types.js';
 import type { AlertHooks, CircuitOpened } from './alert-hooks.js';
 
 /** The installation alert deliveries belong to. */

@@ -7,9 +7,9 @@
 import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryAfterMs, retryDelay } from '@portico/webhooks';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
-import type { ServiceContext } from '../services/context.js';
-import { insertThenUpdate } from '../storage/insert-then-update.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
+import * as queue from '../storage/repositories/delivery-queue.js';
+import type { ServiceContext } from '../types.js';
 import { recordAttempt, writesHealth } from './endpoints.js';
 import { type PostResult, postWebhook } from './post-webhook.js';
 import { signatureHeaders } from './signature-headers.js';
@@ -121,32 +121,25 @@ export async function attemptDelivery(
           ? `gave up after ${number} attempts: ${error}`
           : error;
       const lease = final === 'pending' && options.keepClaimed && next !== null ? next + settings.leaseMs : null;
-      const updated = await insertThenUpdate(
+      const updated = await queue.writeAttempt(
         trx,
         ctx.dialect,
+        row,
         {
-          into: 'delivery_attempts',
-          values: {
-            delivery_id: row.id,
-            number,
-            at: started,
-            status,
-            duration_ms: Math.round(result.durationMs),
-            error,
-            response_excerpt: excerpt,
-          },
+          number,
+          at: started,
+          status,
+          duration_ms: Math.round(result.durationMs),
+          error,
+          response_excerpt: excerpt,
         },
         {
-          table: 'deliveries',
-          set: {
-            attempts: number,
-            status: final,
-            next_attempt_at: next,
-            claimed_until: lease,
-            last_error: lastError,
-            updated_at: finished,
-          },
-          where: { id: row.id, claimed_until: row.claimed_until },
+          attempts: number,
+          status: final,
+          next_attempt_at: next,
+          claimed_until: lease,
+          last_error: lastError,
+          updated_at: finished,
         },
       );
       // Another node took the delivery over (this one stalled past its lease): its result stands.

@@ -2,11 +2,12 @@
 
 import { customHeaderProblems } from '@portico/webhooks';
 import type { Kysely, Selectable } from 'kysely';
+import { newTimeOrderedId } from '../access/tokens.js';
 import { invalid, notFound } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
-import { authorizedInstallation } from '../services/installations.js';
-import { newTimeOrderedId } from '../services/tokens.js';
+import { authorizedInstallation } from '../installations/load.js';
+import * as deliveries from '../storage/repositories/deliveries.js';
 import type { Database } from '../storage/schema.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { endpointDisabled, endpointFor, endpointWithSecrets } from './endpoints.js';
 
 export interface DeliveryRequest {
@@ -91,28 +92,7 @@ export async function requestDelivery(
   // One insert, and a read after it only when another request made the delivery first: standalone.
   let stored: { id: string; status: 'pending' | 'delivered' | 'failed' };
   try {
-    stored = await ctx.write(
-      async (trx) => {
-        const inserted = await trx
-          .insertInto('deliveries')
-          .values(row)
-          .onConflict((oc) =>
-            oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
-          )
-          .returning(['id', 'status'])
-          .executeTakeFirst();
-        if (inserted) return inserted;
-        return trx
-          .selectFrom('deliveries')
-          .select(['id', 'status'])
-          .where('installation_id', '=', installationId)
-          .where('event_id', '=', input.eventId)
-          .where('url', '=', input.url)
-          .where('redelivery_of', 'is', null)
-          .executeTakeFirstOrThrow();
-      },
-      { standalone: true },
-    );
+    stored = await ctx.write((trx) => deliveries.insertOrExisting(trx, row), { standalone: true });
   } catch (error) {
     handoff?.cancel();
     throw error;
@@ -124,13 +104,13 @@ export async function requestDelivery(
 }
 
 export async function redeliver(ctx: ServiceContext, principal: Principal, deliveryId: string) {
-  const original = await ctx.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
+  const original = await deliveries.deliveryById(ctx.db, deliveryId);
   if (!original) throw notFound(`the delivery ${deliveryId}`);
   await authorizedInstallation(ctx, principal, original.installation_id);
   const endpoint = await endpointFor(ctx, original.installation_id, original.url);
   if (endpoint.disabled_at !== null) throw endpointDisabled(original.installation_id, endpoint);
   const row = redeliveryOf(original, endpoint, ctx.now());
-  await ctx.db.insertInto('deliveries').values(row).execute();
+  await deliveries.insertDelivery(ctx.db, row);
   ctx.deliveries.wake();
   return view(row, []);
 }
@@ -179,47 +159,7 @@ export async function listDeliveries(
       throw invalid('invalid_cursor', 'the cursor is not one this API gave');
     after = { createdAt: Number(createdAt), id };
   }
-  const rows = await ctx.db
-    .selectFrom('deliveries')
-    .selectAll()
-    .where('installation_id', '=', installationId)
-    .$if(filter.status !== undefined, (qb) => qb.where('status', '=', filter.status as 'pending'))
-    .$if(filter.eventId !== undefined, (qb) => qb.where('event_id', '=', filter.eventId as string))
-    .$if(filter.latest === true, (qb) =>
-      qb.where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('deliveries as later')
-              .select('later.id')
-              .whereRef('later.installation_id', '=', 'deliveries.installation_id')
-              .whereRef('later.event_id', '=', 'deliveries.event_id')
-              .whereRef('later.url', '=', 'deliveries.url')
-              .where('later.redelivery_of', 'is not', null)
-              .where((later) =>
-                later.or([
-                  later('later.created_at', '>', later.ref('deliveries.created_at')),
-                  later.and([
-                    later('later.created_at', '=', later.ref('deliveries.created_at')),
-                    later('later.id', '>', later.ref('deliveries.id')),
-                  ]),
-                ]),
-              ),
-          ),
-        ),
-      ),
-    )
-    .$if(after !== undefined, (qb) =>
-      qb.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after?.createdAt as number),
-          eb.and([eb('created_at', '=', after?.createdAt as number), eb('id', '<', after?.id as string)]),
-        ]),
-      ),
-    )
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  const rows = await deliveries.deliveriesOf(ctx.db, installationId, { ...filter, after, limit });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
@@ -233,16 +173,10 @@ export async function withAttempts(db: Kysely<Database>, rows: Database['deliver
   const attempts =
     rows.length === 0
       ? []
-      : await db
-          .selectFrom('delivery_attempts')
-          .selectAll()
-          .where(
-            'delivery_id',
-            'in',
-            rows.map((r) => r.id),
-          )
-          .orderBy('number')
-          .execute();
+      : await deliveries.attemptsOf(
+          db,
+          rows.map((r) => r.id),
+        );
   return rows.map((row) =>
     view(
       row,

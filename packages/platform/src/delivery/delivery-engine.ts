@@ -27,9 +27,9 @@ import { AdaptiveLimits } from '../queue/adaptive-limits.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { WakeLoop } from '../queue/wake-loop.js';
-import type { DeliveryIntake, DeliveryTarget, Handoff, ServiceContext } from '../services/context.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
+import type { DeliveryIntake, DeliveryTarget, Handoff, ServiceContext } from '../types.js';
 import { type AttemptSettings, attemptDelivery } from './attempt.js';
 import { endpointFor } from './endpoints.js';
 

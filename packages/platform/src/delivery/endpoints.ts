@@ -8,12 +8,12 @@
  * what is asked for it afterwards is recorded as `failed` at once, never dropped silently.
  */
 import type { Kysely, Transaction } from 'kysely';
+import { newId } from '../access/tokens.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
-import { authorizedInstallation } from '../services/installations.js';
-import { newId } from '../services/tokens.js';
-import { prepared } from '../storage/prepared.js';
+import { authorizedInstallation } from '../installations/load.js';
+import * as endpoints from '../storage/repositories/endpoints.js';
 import type { Database } from '../storage/schema.js';
+import type { Principal, ServiceContext } from '../types.js';
 
 type Row = Database['endpoints'];
 
@@ -39,32 +39,6 @@ export function destinationOf(url: string): string {
   return `${parsed.protocol}//${parsed.hostname}:${port}`;
 }
 
-// Read for every delivery asked for: built once (storage/prepared.ts), never cached as an answer,
-// so an endpoint disabled or enabled on any node counts at once.
-const endpointByUrl = prepared((db, installationId: string, url: string) =>
-  db
-    .selectFrom('endpoints')
-    .select(['id', 'destination', 'disabled_at', 'disabled_reason'])
-    .where('installation_id', '=', installationId)
-    .where('url', '=', url),
-);
-
-// The same read with the installation's valid signing secrets (a row per secret, newest first):
-// a delivery asked for and started at once signs its first attempt with them (one read, not two).
-const endpointAndSecrets = prepared((db, installationId: string, url: string, now: number) =>
-  db
-    .selectFrom('endpoints as e')
-    .leftJoin('signing_secrets as s', (join) =>
-      join
-        .onRef('s.installation_id', '=', 'e.installation_id')
-        .on((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)])),
-    )
-    .select(['e.id', 'e.destination', 'e.disabled_at', 'e.disabled_reason', 's.secret'])
-    .where('e.installation_id', '=', installationId)
-    .where('e.url', '=', url)
-    .orderBy('s.id', 'desc'),
-);
-
 /**
  * The endpoint of `url` for the installation (created on first use) and the installation's valid
  * signing secrets, sealed, newest first (empty when it has none yet: the first attempt creates one).
@@ -74,7 +48,7 @@ export async function endpointWithSecrets(
   installationId: string,
   url: string,
 ): Promise<{ endpoint: Pick<Row, 'id' | 'destination' | 'disabled_at' | 'disabled_reason'>; sealedSecrets: string[] }> {
-  const rows = await endpointAndSecrets.all(ctx.db, installationId, url, ctx.now());
+  const rows = await endpoints.endpointAndSecrets.all(ctx.db, installationId, url, ctx.now());
   const [first] = rows;
   if (first === undefined) return { endpoint: await endpointFor(ctx, installationId, url), sealedSecrets: [] };
   const { secret: _secret, ...endpoint } = first;
@@ -87,29 +61,25 @@ export async function endpointFor(
   installationId: string,
   url: string,
 ): Promise<Pick<Row, 'id' | 'destination' | 'disabled_at' | 'disabled_reason'>> {
-  const find = () => endpointByUrl.first(ctx.db, installationId, url);
+  const find = () => endpoints.endpointByUrl.first(ctx.db, installationId, url);
   const found = await find();
   if (found) return found;
   const now = ctx.now();
-  await ctx.db
-    .insertInto('endpoints')
-    .values({
-      id: newId('ep'),
-      installation_id: installationId,
-      url,
-      destination: destinationOf(url),
-      consecutive_failures: 0,
-      failing_since: null,
-      last_success_at: null,
-      last_failure_at: null,
-      last_error: null,
-      disabled_at: null,
-      disabled_reason: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.columns(['installation_id', 'url']).doNothing())
-    .execute();
+  await endpoints.insertEndpoint(ctx.db, {
+    id: newId('ep'),
+    installation_id: installationId,
+    url,
+    destination: destinationOf(url),
+    consecutive_failures: 0,
+    failing_since: null,
+    last_success_at: null,
+    last_failure_at: null,
+    last_error: null,
+    disabled_at: null,
+    disabled_reason: null,
+    created_at: now,
+    updated_at: now,
+  });
   const created = await find();
   if (!created) throw new Error(`the endpoint ${url} of ${installationId} could not be created`);
   return created;
@@ -153,32 +123,11 @@ export async function recordAttempt(
     }
     if (successWritten.size >= 100_000) successWritten.clear();
     successWritten.set(endpointId, outcome.at);
-    const row = await trx
-      .updateTable('endpoints')
-      .set({
-        consecutive_failures: 0,
-        failing_since: null,
-        last_success_at: outcome.at,
-        updated_at: outcome.at,
-      })
-      .where('id', '=', endpointId)
-      .returning(['disabled_reason'])
-      .executeTakeFirst();
+    const row = await endpoints.recordSuccess(trx, endpointId, outcome.at);
     return { disabledReason: row?.disabled_reason ?? undefined, disabledNow: false };
   }
   successWritten.delete(endpointId);
-  const row = await trx
-    .updateTable('endpoints')
-    .set((eb) => ({
-      consecutive_failures: eb('consecutive_failures', '+', 1),
-      failing_since: eb.fn.coalesce('failing_since', eb.val(outcome.at)),
-      last_failure_at: outcome.at,
-      last_error: outcome.error.slice(0, 500),
-      updated_at: outcome.at,
-    }))
-    .where('id', '=', endpointId)
-    .returning(['url', 'failing_since', 'consecutive_failures', 'disabled_at', 'disabled_reason'])
-    .executeTakeFirst();
+  const row = await endpoints.recordFailure(trx, endpointId, outcome.at, outcome.error.slice(0, 500));
   if (!row) return { disabledReason: undefined, disabledNow: false };
   if (row.disabled_at !== null)
     return { disabledReason: row.disabled_reason ?? 'the endpoint is disabled', disabledNow: false };
@@ -187,24 +136,12 @@ export async function recordAttempt(
   const reason = outcome.gone
     ? `disabled: ${row.url} answered 410 Gone at ${new Date(outcome.at).toISOString()} (the receiver says it is gone for good); enable the endpoint again to deliver to it`
     : `disabled: every attempt to ${row.url} failed since ${new Date(since).toISOString()} (${row.consecutive_failures} in a row; last: ${outcome.error.slice(0, 200)}); enable the endpoint again to deliver to it`;
-  await trx
-    .updateTable('endpoints')
-    .set({ disabled_at: outcome.at, disabled_reason: reason })
-    .where('id', '=', endpointId)
-    .execute();
+  await endpoints.disable(trx, endpointId, reason, outcome.at);
   // What it is still owed ends failed with the reason: every first attempt (one in flight writes
   // its own result over it when it ends, failed with this reason unless it was delivered; the node
   // of one waiting in memory drops it) and every retry no node holds. A retry a node holds fails
   // with the reason at its next attempt.
-  await trx
-    .updateTable('deliveries')
-    .set({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: outcome.at })
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .where((eb) =>
-      eb.or([eb('attempts', '=', 0), eb('claimed_until', 'is', null), eb('claimed_until', '<', outcome.at)]),
-    )
-    .execute();
+  await endpoints.failOwed(trx, endpointId, reason, outcome.at);
   return { disabledReason: reason, disabledNow: true };
 }
 
@@ -215,12 +152,7 @@ export async function listEndpoints(ctx: ServiceContext, principal: Principal, i
 
 /** The installation's endpoints with their health, oldest first (the caller has authorized the reader). */
 export async function endpointsOf(db: Kysely<Database>, installationId: string): Promise<EndpointView[]> {
-  const rows = await db
-    .selectFrom('endpoints')
-    .selectAll()
-    .where('installation_id', '=', installationId)
-    .orderBy('created_at')
-    .execute();
+  const rows = await endpoints.endpointsOf(db, installationId);
   return rows.map(view);
 }
 
@@ -229,19 +161,7 @@ export async function enableEndpoint(ctx: ServiceContext, principal: Principal, 
   await authorizedInstallation(ctx, principal, installationId);
   const recovered = await ctx.alerts?.endpointEnabling(installationId, id);
   const now = ctx.now();
-  const row = await ctx.db
-    .updateTable('endpoints')
-    .set({
-      disabled_at: null,
-      disabled_reason: null,
-      consecutive_failures: 0,
-      failing_since: null,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('installation_id', '=', installationId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await endpoints.enable(ctx.db, installationId, id, now);
   if (!row) throw notFound(`the endpoint ${id} of the installation ${installationId}`);
   recovered?.();
   return view(row);
@@ -249,12 +169,7 @@ export async function enableEndpoint(ctx: ServiceContext, principal: Principal, 
 
 /** The installation's disabled endpoints, as alerts for its status page. */
 export async function endpointAlerts(db: Kysely<Database>, installationId: string) {
-  const rows = await db
-    .selectFrom('endpoints')
-    .select(['id', 'url', 'disabled_at', 'disabled_reason'])
-    .where('installation_id', '=', installationId)
-    .where('disabled_at', 'is not', null)
-    .execute();
+  const rows = await endpoints.disabledOf(db, installationId);
   return rows.map((r) => ({
     code: 'endpoint_disabled' as const,
     endpointId: r.id,

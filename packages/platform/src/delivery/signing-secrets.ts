@@ -3,8 +3,8 @@
  * form both schemes read (decision 032); after a rotation the old one signs for 24 h more.
  */
 import { randomBytes } from 'node:crypto';
-import type { ServiceContext } from '../services/context.js';
-import { prepared } from '../storage/prepared.js';
+import * as signingSecrets from '../storage/repositories/signing-secrets.js';
+import type { ServiceContext } from '../types.js';
 
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -24,36 +24,17 @@ export function shownSecret(stored: string): string {
   return `${PREFIX}${Buffer.from(text, 'base64url').toString('base64')}`;
 }
 
-// Read before every attempt: built once (storage/prepared.ts), never cached as an answer, so a
-// rotation on any node signs with the new secret at once.
-const secretsOf = prepared((db, installationId: string, now: number) =>
-  db
-    .selectFrom('signing_secrets')
-    .select(['secret'])
-    .where('installation_id', '=', installationId)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .orderBy('id', 'desc'),
-);
-
 /** The installation's valid secrets, newest first; the first is created on first use. */
 export async function validSecrets(ctx: ServiceContext, installationId: string): Promise<string[]> {
   const now = ctx.now();
-  const rows = await secretsOf.all(ctx.db, installationId, now);
+  const rows = await signingSecrets.secretsOf.all(ctx.db, installationId, now);
   if (rows.length > 0) return rows.map((r) => ctx.box.open(r.secret));
   const secret = newSecret();
-  await ctx.db.transaction().execute(async (trx) => {
-    // Another request may have created it meanwhile: keep the first.
-    const existing = await trx
-      .selectFrom('signing_secrets')
-      .select('id')
-      .where('installation_id', '=', installationId)
-      .executeTakeFirst();
-    if (!existing) {
-      await trx
-        .insertInto('signing_secrets')
-        .values({ installation_id: installationId, secret: ctx.box.seal(secret), created_at: now, expires_at: null })
-        .execute();
-    }
+  await signingSecrets.addFirstSecret(ctx.db, {
+    installation_id: installationId,
+    secret: ctx.box.seal(secret),
+    created_at: now,
+    expires_at: null,
   });
   return validSecrets(ctx, installationId);
 }
@@ -63,18 +44,11 @@ export async function rotateSecret(ctx: ServiceContext, installationId: string):
   await validSecrets(ctx, installationId);
   const secret = newSecret();
   const now = ctx.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('signing_secrets')
-      .set({ expires_at: now + ROTATION_OVERLAP_MS })
-      .where('installation_id', '=', installationId)
-      .where('expires_at', 'is', null)
-      .execute();
-    await trx
-      .insertInto('signing_secrets')
-      .values({ installation_id: installationId, secret: ctx.box.seal(secret), created_at: now, expires_at: null })
-      .execute();
-  });
+  await signingSecrets.replaceSecret(
+    ctx.db,
+    { installation_id: installationId, secret: ctx.box.seal(secret), created_at: now, expires_at: null },
+    now + ROTATION_OVERLAP_MS,
+  );
   return secret;
 }
 
@@ -87,13 +61,7 @@ export async function secretsView(
   installationId: string,
 ): Promise<{ secret: string; previous: { secret: string; expiresAt: string }[] }> {
   const [current] = await validSecrets(ctx, installationId);
-  const rows = await ctx.db
-    .selectFrom('signing_secrets')
-    .select(['secret', 'expires_at'])
-    .where('installation_id', '=', installationId)
-    .where('expires_at', '>', ctx.now())
-    .orderBy('id', 'desc')
-    .execute();
+  const rows = await signingSecrets.expiringSecrets(ctx.db, installationId, ctx.now());
   return {
     secret: shownSecret(current as string),
     previous: rows.map((row) => ({

@@ -9,7 +9,7 @@ import { verify } from '@portico/webhooks';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { currentToken } from '../services/installations.js';
+import { currentToken } from '../installations/tokens.js';
 import { client } from '../test-support/api.js';
 import { backends } from '../test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';

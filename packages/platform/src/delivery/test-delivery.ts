@@ -1,9 +1,9 @@
 /** Send test event: a signed example to a webhook installation's URL, through the delivery engine like any event. */
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
-import { authorizedInstallation } from '../services/installations.js';
-import { webhookHeaders } from '../services/webhook-configuration.js';
+import { authorizedInstallation } from '../installations/load.js';
+import { webhookHeaders } from '../installations/webhook-configuration.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { requestDelivery } from './deliveries.js';
 
 /** The type of a test delivery: the delivery log and receivers tell it from real events by it. */

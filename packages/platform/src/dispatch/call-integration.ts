@@ -6,9 +6,9 @@
 import type { PlatformEvent } from '@portico/runtime';
 import type { Insertable } from 'kysely';
 import { HostError, type HostKind, type HostResponse } from '../hosts/host.js';
-import type { DispatchGrant, ServiceContext } from '../services/context.js';
-import { buildEnvironment, type KnownForEnvironment } from '../services/environment.js';
 import type { Database } from '../storage/schema.js';
+import type { DispatchGrant, ServiceContext } from '../types.js';
+import { buildEnvironment, type KnownForEnvironment } from './environment.js';
 import type { IntegrationRegistry } from './integration-registry.js';
 
 export type DispatchRecord = Insertable<Database['dispatches']>;

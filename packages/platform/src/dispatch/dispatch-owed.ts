@@ -7,13 +7,13 @@
  */
 import type { PlatformEvent } from '@portico/runtime';
 import { HostError } from '../hosts/host.js';
+import { DELETED_EVENTS } from '../installations/owed-events.js';
 import type { DispatchTrace } from '../observability/tracing.js';
-import type { Opened } from '../services/circuit-breaker.js';
-import { loadDispatchContext } from '../services/dispatch-context.js';
-import { DELETED_EVENTS } from '../services/installations.js';
 import type { OutboxRow } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import { type CallSettings, callIntegration, type DispatchRecord } from './call-integration.js';
+import type { Opened } from './circuit-breaker.js';
+import { loadDispatchContext } from './dispatch-context.js';
 
 /** Host failures that say the worker itself is in trouble: they count towards its circuit breaker. */
 const WORKER_FAILURES = new Set(['timeout', 'crashed', 'memory', 'startup', 'unreachable']);

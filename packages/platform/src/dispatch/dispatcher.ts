@@ -18,20 +18,20 @@
 import type { PlatformEvent } from '@portico/runtime';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
+import { owedRows } from '../events/routing.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
 import type { PipelineTracing } from '../observability/tracing.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { WakeLoop } from '../queue/wake-loop.js';
-import { CircuitBreakers } from '../services/circuit-breaker.js';
-import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from '../services/context.js';
 import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import type { Database } from '../storage/schema.js';
+import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from '../types.js';
 import { callIntegration } from './call-integration.js';
+import { CircuitBreakers } from './circuit-breaker.js';
 import { dispatchOwed, type OwedSettings } from './dispatch-owed.js';
 import { type Hosts, IntegrationRegistry } from './integration-registry.js';
-import { owedRows } from './routing.js';
 
 const ROUTE_BATCH = 200;
 /** Most rows one claim takes. */

@@ -7,11 +7,12 @@
 import type { Manifest } from '@portico/manifest';
 import type { IntegrationDescriptor } from '@portico/runtime';
 import type { Logger } from 'pino';
+import { type GitBookFacts, readGitBookFacts } from '../gitbook/dialect.js';
 import type { Host, IntegrationBundle } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
-import type { ServiceContext } from '../services/context.js';
-import { type GitBookFacts, readGitBookFacts } from '../services/gitbook-dialect.js';
-import { latestVersion } from '../services/integrations.js';
+import { latestVersion } from '../integrations/read.js';
+import * as integrations from '../storage/repositories/integrations.js';
+import type { ServiceContext } from '../types.js';
 
 /** After asking a version what it handles got no answer, the next question waits this long. */
 const DESCRIBE_RETRY_MS = 30_000;
@@ -57,22 +58,16 @@ export class IntegrationRegistry {
     const key = `${name}@${latest}`;
     let bundle = this.bundles.get(key);
     if (bundle === undefined) {
-      bundle = this.ctx.db
-        .selectFrom('integration_versions')
-        .selectAll()
-        .where('integration_name', '=', name)
-        .where('version', '=', latest)
-        .executeTakeFirstOrThrow()
-        .then((row) => ({
-          name,
-          version: latest,
-          script: row.script,
-          endpoint: row.endpoint,
-          manifest: JSON.parse(row.manifest) as Manifest,
-          secrets: row.secrets,
-          descriptor: row.descriptor === null ? undefined : (JSON.parse(row.descriptor) as IntegrationDescriptor),
-          gitbook: readGitBookFacts(row.gitbook),
-        }));
+      bundle = integrations.versionRow(this.ctx.db, name, latest).then((row) => ({
+        name,
+        version: latest,
+        script: row.script,
+        endpoint: row.endpoint,
+        manifest: JSON.parse(row.manifest) as Manifest,
+        secrets: row.secrets,
+        descriptor: row.descriptor === null ? undefined : (JSON.parse(row.descriptor) as IntegrationDescriptor),
+        gitbook: readGitBookFacts(row.gitbook),
+      }));
       this.bundles.set(key, bundle);
       bundle.catch(() => this.bundles.delete(key));
     }
@@ -135,12 +130,7 @@ export class IntegrationRegistry {
         .catch(() => undefined));
     if (descriptor === undefined) return undefined;
     bundle.descriptor = descriptor;
-    await this.ctx.db
-      .updateTable('integration_versions')
-      .set({ descriptor: JSON.stringify(descriptor) })
-      .where('integration_name', '=', bundle.name)
-      .where('version', '=', bundle.version)
-      .execute();
+    await integrations.setDescriptor(this.ctx.db, bundle.name, bundle.version, JSON.stringify(descriptor));
     return descriptor;
   }
 }

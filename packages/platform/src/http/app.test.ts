@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../types.js';
 import { createApp } from './app.js';
 
 const ctx = { durability: { mark: () => 0, after: async () => {} } } as unknown as ServiceContext;

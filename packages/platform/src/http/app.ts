@@ -11,7 +11,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../types.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { callerOf } from './middleware/credentials.js';
 import { durabilityGate } from './middleware/durability.js';

@@ -6,7 +6,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { invalid } from '../errors/domain-error.js';
-import type { Principal, ServiceContext } from '../services/context.js';
+import type { Principal, ServiceContext } from '../types.js';
 import { ErrorBody } from './schemas/common.js';
 
 const ERRORS = {

@@ -7,10 +7,11 @@
  * process, and what the integration does with it is written after it (a power loss loses both,
  * and the dispatch goes out again). Every other call goes to the HTTP app like any request.
  */
+
+import { credentialsOf, principalOf } from '../access/auth.js';
 import { requestDelivery } from '../delivery/deliveries.js';
 import { DomainError } from '../errors/domain-error.js';
-import { credentialsOf, principalOf } from '../services/auth.js';
-import type { DispatchGrant, Principal, ServiceContext } from '../services/context.js';
+import type { DispatchGrant, Principal, ServiceContext } from '../types.js';
 import { errorResponse } from './on-error.js';
 import { DeliveryInput } from './schemas/deliveries.js';
 import { describeValidationError } from './validation-error.js';

@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { PlatformConfig, Tuning } from '../config.js';
+import { currentToken } from '../installations/tokens.js';
 import { type RunningPlatform, type StartOptions, startPlatform } from '../server.js';
-import { currentToken } from '../services/installations.js';
 import { client } from './api.js';
 import type { Backend } from './backends.js';
 

@@ -5,10 +5,10 @@
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { type Credentials, credentialsOf, principalOf } from '../../access/auth.js';
+import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../../access/sessions.js';
 import { unauthenticated } from '../../errors/domain-error.js';
-import { type Credentials, credentialsOf, principalOf } from '../../services/auth.js';
-import type { Principal, ServiceContext } from '../../services/context.js';
-import { SESSION_COOKIE, type SessionCredentials, sessionOf } from '../../services/sessions.js';
+import type { Principal, ServiceContext } from '../../types.js';
 import { checkCsrf } from './csrf.js';
 
 export interface Caller {

@@ -4,8 +4,8 @@
  * cannot make a browser send one.
  */
 import type { Context } from 'hono';
+import { sameSecret } from '../../access/tokens.js';
 import { DomainError } from '../../errors/domain-error.js';
-import { sameSecret } from '../../services/tokens.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { DomainError } from '../../errors/domain-error.js';
-import type { ServiceContext } from '../../services/context.js';
+import type { ServiceContext } from '../../types.js';
 
 export function durabilityGate(ctx: ServiceContext, logger: Logger | undefined): MiddlewareHandler {
   return async (_c, next) => {

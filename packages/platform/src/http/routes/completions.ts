@@ -1,6 +1,6 @@
 /** `POST /v1/installations/{id}/completions/{property}`: the options of a dropdown the integration fills. */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { complete } from '../../services/completions.js';
+import { complete } from '../../calls/completions.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 
 const CompletionInput = z

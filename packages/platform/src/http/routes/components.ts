@@ -1,6 +1,6 @@
 /** `POST /v1/installations/{id}/components/{componentId}/render`: a component's `ui_render`. */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { renderComponent } from '../../services/integration-calls.js';
+import { renderComponent } from '../../calls/integration-calls.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import { Rendered, RenderInput } from '../schemas/installations.js';
 

@@ -9,8 +9,8 @@ import { listDeliveries, redeliver, requestDelivery } from '../../delivery/deliv
 import { enableEndpoint, listEndpoints } from '../../delivery/endpoints.js';
 import { rotateSecret, secretsView } from '../../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../../delivery/test-delivery.js';
-import { getDelivery } from '../../services/event-trace.js';
-import { authorizedInstallation } from '../../services/installations.js';
+import { getDelivery } from '../../events/trace.js';
+import { authorizedInstallation } from '../../installations/load.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import {
   Delivery,

@@ -1,6 +1,6 @@
 /** `GET /v1/installations/{id}/dispatches`: the installation's dispatch log. */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { listDispatches } from '../../services/dispatch-log.js';
+import { listDispatches } from '../../dispatch/dispatch-log.js';
 import { bearer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
 import { DispatchRecord } from '../schemas/dispatches.js';
 

@@ -4,10 +4,10 @@
  * polls): who it is owed to, how each dispatch ended, its dispatches and the deliveries it caused.
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { requireAdmin } from '../../access/auth.js';
 import { DomainError } from '../../errors/domain-error.js';
-import { requireAdmin } from '../../services/auth.js';
-import { traceEvent } from '../../services/event-trace.js';
-import { type IncomingEvent, ingestEvent, ingestEvents } from '../../services/events.js';
+import { type IncomingEvent, ingestEvent, ingestEvents } from '../../events/ingest.js';
+import { traceEvent } from '../../events/trace.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import { Delivery, WithInstallation } from '../schemas/deliveries.js';
 import { DispatchRecord } from '../schemas/dispatches.js';

@@ -5,19 +5,15 @@
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { endpointAlerts } from '../../delivery/endpoints.js';
-import { installationPage } from '../../services/installation-page.js';
-import {
-  installForOrganization,
-  installInto,
-  loadInstallation,
-  patchConfiguration,
-  readInstallation,
-  rotateToken,
-  setPaused,
-  statusHistory,
-  uninstall,
-} from '../../services/installations.js';
-import { setSelection } from '../../services/selection.js';
+import { patchConfiguration } from '../../installations/configure.js';
+import { installForOrganization, installInto } from '../../installations/install.js';
+import { loadInstallation } from '../../installations/load.js';
+import { installationPage } from '../../installations/page.js';
+import { setPaused } from '../../installations/pause.js';
+import { setSelection } from '../../installations/selection.js';
+import { rotateToken } from '../../installations/tokens.js';
+import { uninstall } from '../../installations/uninstall.js';
+import { readInstallation, statusHistory } from '../../installations/views.js';
 import type { Caller } from '../middleware/credentials.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import { Id } from '../schemas/common.js';

@@ -3,10 +3,12 @@
  * an integration's page, and the files (icon, preview images) each published for its page.
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { integrationComponents, publishWarnings } from '../../calls/integration-calls.js';
 import { invalid, notFound } from '../../errors/domain-error.js';
-import { namedAssets, readAsset } from '../../services/integration-assets.js';
-import { integrationComponents, publishWarnings } from '../../services/integration-calls.js';
-import { getIntegration, listIntegrations, publish, visibleIntegration } from '../../services/integrations.js';
+import { namedAssets, readAsset } from '../../integrations/assets.js';
+import { listIntegrations } from '../../integrations/list.js';
+import { publish } from '../../integrations/publish.js';
+import { getIntegration, visibleIntegration } from '../../integrations/read.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import { DirectoryEntry, IntegrationPage, Published, PublishInput } from '../schemas/integrations.js';
 

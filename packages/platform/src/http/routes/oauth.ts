@@ -1,8 +1,8 @@
 /** `POST /v1/installations/{id}/oauth/start`: the start link of an OAuth connection (the Connect button). */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { getCookie } from 'hono/cookie';
-import { startOAuth } from '../../services/oauth-starts.js';
-import { SESSION_COOKIE } from '../../services/sessions.js';
+import { SESSION_COOKIE } from '../../access/sessions.js';
+import { startOAuth } from '../../calls/oauth-starts.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 
 const OAuthStartInput = z

@@ -4,9 +4,11 @@
  * dashboard shows them, with what is installed there.
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { requireAdmin } from '../../services/auth.js';
-import { createOrganization, createPlace, setMembership } from '../../services/directory.js';
-import { listOrganizations, organizationPage, placePage } from '../../services/places.js';
+import { requireAdmin } from '../../access/auth.js';
+import { createOrganization } from '../../organizations/organizations.js';
+import { listOrganizations, organizationPage, placePage } from '../../organizations/pages.js';
+import { createPlace } from '../../organizations/spaces-and-sites.js';
+import { setMembership } from '../../organizations/users.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import { Id } from '../schemas/common.js';
 import {

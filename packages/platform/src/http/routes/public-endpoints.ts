@@ -5,7 +5,7 @@
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { callPublicEndpoint } from '../../services/integration-calls.js';
+import { callPublicEndpoint } from '../../calls/integration-calls.js';
 import { errorResponses, type RouteDeps, TAGS } from '../route.js';
 
 export function publicEndpointRoutes({ ctx, dispatcher }: Pick<RouteDeps, 'ctx' | 'dispatcher'>): OpenAPIHono {

@@ -1,6 +1,6 @@
 /** Recover-since: redeliver an installation's failed deliveries of a time window, as a background job. */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { getRecovery, listRecoveries, startRecovery } from '../../delivery/recoveries.js';
+import { getRecovery, listRecoveries, startRecovery } from '../../jobs/recoveries.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, parseTime, type RouteDeps, TAGS } from '../route.js';
 
 const Time = z

@@ -6,10 +6,10 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { principalOf } from '../../access/auth.js';
+import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../../access/sessions.js';
 import { unauthenticated } from '../../errors/domain-error.js';
-import { principalOf } from '../../services/auth.js';
-import type { Principal, ServiceContext } from '../../services/context.js';
-import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } from '../../services/sessions.js';
+import type { Principal, ServiceContext } from '../../types.js';
 import type { Caller } from '../middleware/credentials.js';
 import { errorResponses, jsonAnswer, jsonBody, TAGS } from '../route.js';
 

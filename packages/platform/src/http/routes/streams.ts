@@ -10,8 +10,8 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { DomainError, invalid } from '../../errors/domain-error.js';
-import { authorizedInstallation } from '../../services/installations.js';
-import { LiveFeed, type LiveType, parseCursor } from '../../services/live-feed.js';
+import { LiveFeed, type LiveType, parseCursor } from '../../events/live-feed.js';
+import { authorizedInstallation } from '../../installations/load.js';
 import { bearer, errorResponses, parseTime, type RouteDeps, TAGS } from '../route.js';
 
 /** How often an open stream reads what changed. */

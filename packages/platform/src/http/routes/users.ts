@@ -1,8 +1,8 @@
 /** Users (`/v1/users…`, operator): creating one with its API token, and one-time sign-in links. */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { requireAdmin } from '../../services/auth.js';
-import { createUser } from '../../services/directory.js';
-import { createSignInLink } from '../../services/sessions.js';
+import { requireAdmin } from '../../access/auth.js';
+import { createSignInLink } from '../../access/sessions.js';
+import { createUser } from '../../organizations/users.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import { SignInLink, SignInLinkInput, UserCreated, UserInput } from '../schemas/users.js';
 

@@ -1,6 +1,6 @@
 /** Schemas every resource uses: ids, the error body, JSON Schemas. */
 import { z } from '@hono/zod-openapi';
-import { ID_PATTERN } from '../../services/context.js';
+import { ID_PATTERN } from '../../types.js';
 
 export const Id = z
   .string()

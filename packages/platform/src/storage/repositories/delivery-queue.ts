@@ -4,7 +4,8 @@
  * back, and when the next retry is due. Every write of a claimed row checks the lease it was
  * claimed with, so a node that lost a row (its lease ran out, another node took it) changes nothing.
  */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { insertThenUpdate } from '../insert-then-update.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
 
@@ -113,4 +114,29 @@ export async function setEndpoint(
     .set({ endpoint_id: endpoint?.id ?? null, destination: endpoint?.destination ?? 'invalid:' })
     .where('id', '=', id)
     .execute();
+}
+
+/** Frees every claim of pending deliveries (a SQLite node starting: one process owns the file). */
+export async function freeAllClaims(db: Kysely<Database>): Promise<void> {
+  await db.updateTable('deliveries').set({ claimed_until: null }).where('status', '=', 'pending').execute();
+}
+
+/**
+ * Writes an attempt's row and the delivery's new state in one write (one statement on PostgreSQL,
+ * two on SQLite), only while the delivery's lease is still this node's: answers the deliveries
+ * updated (0: the lease was lost).
+ */
+export function writeAttempt(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  row: Pick<DeliveryRow, 'id' | 'claimed_until'>,
+  attempt: Omit<Insertable<Database['delivery_attempts']>, 'delivery_id'>,
+  state: Updateable<Database['deliveries']>,
+): Promise<number> {
+  return insertThenUpdate(
+    trx,
+    dialect,
+    { into: 'delivery_attempts', values: { delivery_id: row.id, ...attempt } },
+    { table: 'deliveries', set: state, where: { id: row.id, claimed_until: row.claimed_until } },
+  );
 }

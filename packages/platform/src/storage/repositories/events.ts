@@ -5,7 +5,7 @@
  * (the rows' insert joins the events' insert as a data-modifying CTE), so it needs no transaction;
  * on SQLite, where a statement costs no round trip, it is two statements in the shared transaction.
  */
-import { sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import { insertOwed, type NewOutboxRow, owedKey } from './outbox.js';
 
@@ -90,4 +90,13 @@ async function storeInOneStatement(
     else stored.owed.set(owedKey({ installation_id: row.installation_id, event_id: row.event_id }), Number(row.id));
   }
   return stored;
+}
+
+/** An event as stored, without its payload. */
+export function eventById(db: Kysely<Database>, eventId: string) {
+  return db
+    .selectFrom('events')
+    .select(['event_id', 'type', 'received_at', 'routed_at'])
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
 }

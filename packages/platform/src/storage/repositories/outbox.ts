@@ -213,3 +213,23 @@ export async function backOff(
 export async function recordDispatch(trx: Transaction<Database>, record: Insertable<Database['dispatches']>) {
   await trx.insertInto('dispatches').values(record).execute();
 }
+
+/** Inserts a row an installation owes itself (its setup or deleted event), unclaimed. */
+export async function insertOwn(trx: Transaction<Database>, row: NewOutboxRow): Promise<void> {
+  await trx.insertInto('outbox').values(row).execute();
+}
+
+/** Frees every claim of rows not yet dispatched (a SQLite node starting: one process owns the file). */
+export async function freeAllClaims(db: Kysely<Database>): Promise<void> {
+  await db.updateTable('outbox').set({ claimed_until: null }).where('dispatched_at', 'is', null).execute();
+}
+
+/** The rows an event was owed, with their outcomes, in order. */
+export function owedForEvent(db: Kysely<Database>, eventId: string) {
+  return db
+    .selectFrom('outbox')
+    .select(['installation_id', 'outcome', 'dispatched_at'])
+    .where('event_id', '=', eventId)
+    .orderBy('id')
+    .execute();
+}

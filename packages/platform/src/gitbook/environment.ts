@@ -1,0 +1,154 @@
+/**
+ * The environment of a dispatch to a version written for GitBook's runtime (DESIGN.md "the
+ * GitBook dialect"): that runtime's shapes, built from the same stored facts as Portico's own
+ * environment (environment.ts), which integrations written for Portico keep unchanged.
+ *
+ * - `apiEndpoint` is `<public URL>/compat/gitbook`, where Portico answers the part of that
+ *   platform's API these integrations call (http/compat-gitbook-routes.ts).
+ * - `apiTokens.installation` is the installation's token (for a space or site installation, its
+ *   own); `apiTokens.integration` is the same token: Portico has no integration-wide token, and
+ *   an installation's token reaches only what that installation may.
+ * - `installation` is the organization installation, with `target: { organization }`;
+ *   `spaceInstallation` / `siteInstallation` the space or site installation an event is for.
+ * - `signingSecrets` are derived from the platform's secret key per integration and per
+ *   installation (the same on every node, never stored); Portico signs nothing with them yet.
+ *
+ * Written from that platform's documented API shapes; none of its code is used.
+ */
+import type { InstallationStatus } from '@portico/runtime';
+import type { Selections } from '../installations/views.js';
+import { publicEndpointOf } from '../installations/views.js';
+import type { Database } from '../storage/schema.js';
+import type { ServiceContext } from '../types.js';
+import type { GitBookFacts } from './dialect.js';
+
+type Row = Database['installations'];
+type Configuration = Record<string, unknown>;
+
+export interface GitBookInstallation extends Selections {
+  id: string;
+  status: InstallationStatus;
+  target: { organization: string };
+  configuration: Configuration;
+  externalIds: string[];
+  urls: { publicEndpoint: string };
+}
+
+interface PlaceInstallation {
+  /** The integration's name. */
+  integration: string;
+  /** The organization installation's id. */
+  installation: string;
+  status: InstallationStatus;
+  configuration: Configuration;
+  externalIds: string[];
+  urls: { publicEndpoint: string };
+}
+export interface GitBookSpaceInstallation extends PlaceInstallation {
+  space: string;
+}
+export interface GitBookSiteInstallation extends PlaceInstallation {
+  site: string;
+}
+
+export interface GitBookEnvironment {
+  apiEndpoint: string;
+  apiTokens: { installation: string; integration: string };
+  integration: {
+    name: string;
+    version: string;
+    target: GitBookFacts['target'];
+    urls: { publicEndpoint: string; publicContentEndpoint: string };
+  };
+  installation: GitBookInstallation;
+  spaceInstallation?: GitBookSpaceInstallation;
+  siteInstallation?: GitBookSiteInstallation;
+  signingSecrets: {
+    integration: string;
+    installation: string;
+    spaceInstallation?: string;
+    siteInstallation?: string;
+  };
+  secrets: Record<string, string>;
+}
+
+/** Where that runtime's API client reaches Portico: `<public URL>/compat/gitbook`. */
+export function gitbookApiEndpoint(ctx: ServiceContext): string {
+  return `${ctx.publicUrl}/compat/gitbook`;
+}
+
+/**
+ * The integration-wide URLs that runtime reads (`integration.urls`). Portico does not serve them
+ * yet: each installation's public endpoint is where requests reach the integration
+ * (decision 030, "Left for later").
+ */
+export function integrationUrls(ctx: ServiceContext, name: string) {
+  const base = `${ctx.publicUrl}/v1/integrations/${encodeURIComponent(name)}`;
+  return { publicEndpoint: `${base}/public`, publicContentEndpoint: `${base}/public-content` };
+}
+
+export interface GitBookEnvironmentInput {
+  /** The installation the dispatch is for (organization, space or site). */
+  installation: Row;
+  /** Its organization installation (the installation itself at organization level), and that one's selections. */
+  organization: Row;
+  selections: Selections;
+  facts: GitBookFacts;
+  version: number;
+  token: string;
+  secrets: Record<string, string>;
+}
+
+export function gitbookEnvironment(ctx: ServiceContext, input: GitBookEnvironmentInput): GitBookEnvironment {
+  const { installation, organization, facts, token } = input;
+  const name = installation.integration_name;
+  const signingSecret = (what: string) => ctx.box.mac('gitbook-signing-secret', what);
+  const environment: GitBookEnvironment = {
+    apiEndpoint: gitbookApiEndpoint(ctx),
+    apiTokens: { installation: token, integration: token },
+    integration: { name, version: String(input.version), target: facts.target, urls: integrationUrls(ctx, name) },
+    installation: gitbookInstallation(ctx, organization, input.selections),
+    signingSecrets: {
+      integration: signingSecret(`integration:${name}`),
+      installation: signingSecret(`installation:${organization.id}`),
+    },
+    secrets: input.secrets,
+  };
+  if (installation.target_type === 'space') {
+    environment.spaceInstallation = gitbookPlaceInstallation(ctx, installation) as GitBookSpaceInstallation;
+    environment.signingSecrets.spaceInstallation = signingSecret(`installation:${installation.id}`);
+  } else if (installation.target_type === 'site') {
+    environment.siteInstallation = gitbookPlaceInstallation(ctx, installation) as GitBookSiteInstallation;
+    environment.signingSecrets.siteInstallation = signingSecret(`installation:${installation.id}`);
+  }
+  return environment;
+}
+
+/** An organization installation in that runtime's shape (`installation`). */
+export function gitbookInstallation(ctx: ServiceContext, row: Row, selections: Selections): GitBookInstallation {
+  return {
+    id: row.id,
+    status: row.status,
+    target: { organization: row.organization_id },
+    configuration: JSON.parse(row.configuration),
+    externalIds: [],
+    ...selections,
+    urls: { publicEndpoint: publicEndpointOf(ctx, row.id) },
+  };
+}
+
+/** A space or site installation in that runtime's shape (`spaceInstallation`, `siteInstallation`). */
+export function gitbookPlaceInstallation(
+  ctx: ServiceContext,
+  row: Row,
+): GitBookSpaceInstallation | GitBookSiteInstallation {
+  const place: PlaceInstallation = {
+    integration: row.integration_name,
+    installation: row.parent_id ?? '',
+    status: row.status,
+    configuration: JSON.parse(row.configuration),
+    externalIds: [],
+    urls: { publicEndpoint: publicEndpointOf(ctx, row.id) },
+  };
+  return row.target_type === 'site' ? { ...place, site: row.target_id } : { ...place, space: row.target_id };
+}

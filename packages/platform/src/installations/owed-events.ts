@@ -1,0 +1,49 @@
+/**
+ * The events an installation owes itself: its setup event on every change that may need one, and
+ * its deleted event when it is removed. They are written in the transaction of the change.
+ */
+import type { Transaction } from 'kysely';
+import * as outbox from '../storage/repositories/outbox.js';
+import type { Database, TargetType } from '../storage/schema.js';
+
+const SETUP_EVENT: Record<TargetType, string> = {
+  organization: 'installation_setup',
+  space: 'space_installation_setup',
+  site: 'site_installation_setup',
+};
+
+/** What an installation is sent when it is removed (the dispatcher sends it although the installation is gone). */
+export const DELETED_EVENT: Record<TargetType, string> = {
+  organization: 'installation_deleted',
+  space: 'space_installation_deleted',
+  site: 'site_installation_deleted',
+};
+export const DELETED_EVENTS: ReadonlySet<string> = new Set(Object.values(DELETED_EVENT));
+
+/**
+ * Writes the setup event this change owes the installation into the outbox (or, for its removal,
+ * its deleted event). Like every event of the installation's own, it goes out in order, one at a time.
+ */
+export async function owe(
+  trx: Transaction<Database>,
+  row: Database['installations'],
+  cause: string,
+  at: number,
+  events = SETUP_EVENT,
+) {
+  const event = {
+    type: events[row.target_type],
+    installationId: row.id,
+    ...(row.target_type === 'space' ? { spaceId: row.target_id } : {}),
+    ...(row.target_type === 'site' ? { siteId: row.target_id } : {}),
+    cause,
+  };
+  await outbox.insertOwn(trx, {
+    installation_id: row.id,
+    integration_name: row.integration_name,
+    event_type: event.type,
+    event: JSON.stringify(event),
+    created_at: at,
+    dispatched_at: null,
+  });
+}

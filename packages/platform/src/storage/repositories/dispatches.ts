@@ -1,0 +1,57 @@
+/** The statements of the dispatch log as it is read (lines are written with their row's outcome: outbox.ts). */
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+/** The installation's latest dispatches, newest first. */
+export function latestDispatches(db: Kysely<Database>, installationId: string, limit: number) {
+  return db
+    .selectFrom('dispatches')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** The dispatches of one event to these installations since it was received, in order. */
+export function dispatchesOfEvent(
+  db: Kysely<Database>,
+  installationIds: string[],
+  eventId: string,
+  since: number,
+  limit: number,
+) {
+  return db
+    .selectFrom('dispatches')
+    .selectAll()
+    .where('installation_id', 'in', installationIds)
+    .where('event_id', '=', eventId)
+    .where('at', '>=', since)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The installation's newest dispatch before `at`. */
+export function lastDispatchBefore(db: Kysely<Database>, installationId: string, at: number) {
+  return db
+    .selectFrom('dispatches')
+    .select('id')
+    .where('installation_id', '=', installationId)
+    .where('at', '<', at)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The installation's dispatches above an id, in order. */
+export function dispatchesAbove(db: Kysely<Database>, installationId: string, floor: number, limit: number) {
+  return db
+    .selectFrom('dispatches')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .where('id', '>', floor)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,132 @@
+/**
+ * The statements of delivery endpoints: one installation's URL and its health. Health updates run
+ * inside the attempt's transaction.
+ */
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import { prepared } from '../prepared.js';
+import type { Database } from '../schema.js';
+
+// Read for every delivery asked for: built once (storage/prepared.ts), never cached as an answer,
+// so an endpoint disabled or enabled on any node counts at once.
+export const endpointByUrl = prepared((db, installationId: string, url: string) =>
+  db
+    .selectFrom('endpoints')
+    .select(['id', 'destination', 'disabled_at', 'disabled_reason'])
+    .where('installation_id', '=', installationId)
+    .where('url', '=', url),
+);
+
+// The same read with the installation's valid signing secrets (a row per secret, newest first):
+// a delivery asked for and started at once signs its first attempt with them (one read, not two).
+export const endpointAndSecrets = prepared((db, installationId: string, url: string, now: number) =>
+  db
+    .selectFrom('endpoints as e')
+    .leftJoin('signing_secrets as s', (join) =>
+      join
+        .onRef('s.installation_id', '=', 'e.installation_id')
+        .on((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)])),
+    )
+    .select(['e.id', 'e.destination', 'e.disabled_at', 'e.disabled_reason', 's.secret'])
+    .where('e.installation_id', '=', installationId)
+    .where('e.url', '=', url)
+    .orderBy('s.id', 'desc'),
+);
+
+/** Adds the endpoint unless another request added it first. */
+export async function insertEndpoint(db: Kysely<Database>, row: Insertable<Database['endpoints']>): Promise<void> {
+  await db
+    .insertInto('endpoints')
+    .values(row)
+    .onConflict((oc) => oc.columns(['installation_id', 'url']).doNothing())
+    .execute();
+}
+
+/** A success: the failures are forgotten. Answers the endpoint's disabled reason (none when enabled). */
+export async function recordSuccess(trx: Transaction<Database>, endpointId: string, at: number) {
+  return trx
+    .updateTable('endpoints')
+    .set({
+      consecutive_failures: 0,
+      failing_since: null,
+      last_success_at: at,
+      updated_at: at,
+    })
+    .where('id', '=', endpointId)
+    .returning(['disabled_reason'])
+    .executeTakeFirst();
+}
+
+/** A failure: counted, and when the failing began remembered. */
+export function recordFailure(trx: Transaction<Database>, endpointId: string, at: number, error: string) {
+  return trx
+    .updateTable('endpoints')
+    .set((eb) => ({
+      consecutive_failures: eb('consecutive_failures', '+', 1),
+      failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
+      last_failure_at: at,
+      last_error: error,
+      updated_at: at,
+    }))
+    .where('id', '=', endpointId)
+    .returning(['url', 'failing_since', 'consecutive_failures', 'disabled_at', 'disabled_reason'])
+    .executeTakeFirst();
+}
+
+export async function disable(trx: Transaction<Database>, endpointId: string, reason: string, at: number) {
+  await trx
+    .updateTable('endpoints')
+    .set({ disabled_at: at, disabled_reason: reason })
+    .where('id', '=', endpointId)
+    .execute();
+}
+
+/**
+ * What a disabled endpoint is still owed ends failed with the reason: every first attempt and
+ * every retry no node holds.
+ */
+export async function failOwed(trx: Transaction<Database>, endpointId: string, reason: string, at: number) {
+  await trx
+    .updateTable('deliveries')
+    .set({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: at })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('attempts', '=', 0), eb('claimed_until', 'is', null), eb('claimed_until', '<', at)]))
+    .execute();
+}
+
+/** The installation's endpoints, oldest first. */
+export function endpointsOf(db: Kysely<Database>, installationId: string) {
+  return db
+    .selectFrom('endpoints')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .orderBy('created_at')
+    .execute();
+}
+
+/** Enables a disabled endpoint of the installation; answers it (undefined when there is none). */
+export function enable(db: Kysely<Database>, installationId: string, id: string, now: number) {
+  return db
+    .updateTable('endpoints')
+    .set({
+      disabled_at: null,
+      disabled_reason: null,
+      consecutive_failures: 0,
+      failing_since: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('installation_id', '=', installationId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The installation's disabled endpoints. */
+export function disabledOf(db: Kysely<Database>, installationId: string) {
+  return db
+    .selectFrom('endpoints')
+    .select(['id', 'url', 'disabled_at', 'disabled_reason'])
+    .where('installation_id', '=', installationId)
+    .where('disabled_at', 'is not', null)
+    .execute();
+}
