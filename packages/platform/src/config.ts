@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { newToken } from './access/tokens.js';
+import { ConfigError } from './errors/config-error.js';
 import { type TracingSettings, tracingFromEnv } from './observability/tracing.js';
 import { isPostgresUrl } from './storage/database.js';
 
@@ -197,7 +198,7 @@ export function resolveTuning(config: Pick<PlatformConfig, 'tuning'>): Tuning {
   return { ...TUNING_DEFAULTS, ...config.tuning };
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
   const port = env.PORTICO_PORT === undefined ? 8787 : Number(env.PORTICO_PORT);

@@ -16,9 +16,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { BUILTIN_ORGANIZATION } from '../builtins.js';
-import { ConfigError } from '../config.js';
 import { requestDelivery } from '../delivery/deliveries.js';
 import { validSecrets } from '../delivery/signing-secrets.js';
+import { ConfigError } from '../errors/config-error.js';
 import * as repository from '../storage/repositories/alerts.js';
 import type { ServiceContext } from '../types.js';
 import type { AlertHooks, CircuitOpened } from './alert-hooks.js';

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config.js';
 import { backends } from '../test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
-import { startTracing, TraceIds, type TracingSettings, tracingFromEnv } from './tracing.js';
+import { startTracing } from './start-tracing.js';
+import { TraceIds, type TracingSettings, tracingFromEnv } from './tracing.js';
 
 interface ReceivedSpan {
   traceId: string;

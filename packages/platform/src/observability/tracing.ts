@@ -16,8 +16,8 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.js';
 import type { PostResult } from '../delivery/post-webhook.js';
+import { ConfigError } from '../errors/config-error.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
 
@@ -204,23 +204,4 @@ export interface PipelineTracing {
   attempting(row: DeliveryRow): AttemptTrace;
   /** Sends what waits and stops (the server closes). */
   close(): Promise<void>;
-}
-
-/**
- * Tracing for a server: undefined when `settings` is (nothing is loaded); else the SDK and the
- * exporter are imported now.
- */
-export async function startTracing(
-  settings: TracingSettings | undefined,
-  secret: Uint8Array,
-  options: { version: string; logger?: Logger | undefined },
-): Promise<PipelineTracing | undefined> {
-  if (settings === undefined) return undefined;
-  const { OtelTracing } = await import('./otel-tracing.js');
-  const tracing = await OtelTracing.start(settings, new TraceIds(secret), options);
-  options.logger?.info(
-    { traces: settings.tracesUrl, protocol: settings.protocol, service: settings.serviceName },
-    'exporting traces (OpenTelemetry)',
-  );
-  return tracing;
 }
