@@ -156,7 +156,7 @@ export class TraceIds {
 /** The time now as the spans take it: Unix ms with sub-ms precision. */
 export const spanClock = () => performance.timeOrigin + performance.now();
 
-/** What ingest tells tracing about one batch of events (services/events.ts). */
+/** What ingest tells tracing about one batch of events (events/ingest.ts). */
 export interface IngestTrace {
   /** Routing is being decided (before the write). */
   routing(): void;

@@ -1,5 +1,5 @@
 /**
- * Who is calling: a request's bearer token, else its session cookie (services/sessions.ts), whose
+ * Who is calling: a request's bearer token, else its session cookie (access/sessions.ts), whose
  * CSRF token is checked when the request changes something. Resolved only when a route asks, after
  * its request was validated, so routes that need no caller (signing in, /healthz) never look.
  */

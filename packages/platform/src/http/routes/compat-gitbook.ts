@@ -1,7 +1,7 @@
 /**
  * `/compat/gitbook`: the part of GitBook's HTTP API that integrations written for its runtime call
  * (their environment's `apiEndpoint` points here), mapped onto Portico's services and
- * authorization (services/gitbook-compat.ts). Not in Portico's OpenAPI document: it is that
+ * authorization (gitbook/compat.ts). Not in Portico's OpenAPI document: it is that
  * platform's API, answered in its shapes. Errors are Portico's `{ error: { code, message } }`,
  * whose `message` is where that API's client reads it too.
  */

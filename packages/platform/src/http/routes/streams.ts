@@ -1,6 +1,6 @@
 /**
  * `GET /v1/installations/{id}/stream`: the installation's dispatches and deliveries as they happen,
- * as server-sent events (services/live-feed.ts): `event: dispatch` with an item of GET
+ * as server-sent events (events/live-feed.ts): `event: dispatch` with an item of GET
  * …/dispatches, `event: delivery` with an item of GET …/deliveries each time it changes. Each
  * event's id is the stream's position: a browser's EventSource resumes from it (Last-Event-ID), and
  * `?since=` starts from a time. A comment every 15 s keeps proxies from closing a quiet stream, and
