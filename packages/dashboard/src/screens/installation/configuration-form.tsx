@@ -21,11 +21,12 @@ import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
 import type { FormContext } from './widgets/form-context';
 import { BaseInputTemplate, ConfigurationFormTag, FieldTemplate, ObjectFieldTemplate } from './widgets/templates';
+import { TextareaWidget } from './widgets/textarea-widget';
 import { ToggleWidget } from './widgets/toggle-widget';
 
 type Values = Record<string, unknown>;
 
-const widgets = { enumSelect: EnumWidget, completion: CompletionWidget, toggle: ToggleWidget };
+const widgets = { enumSelect: EnumWidget, completion: CompletionWidget, toggle: ToggleWidget, TextareaWidget };
 const fields = { connect: ConnectField };
 const templates = { FieldTemplate, ObjectFieldTemplate, BaseInputTemplate };
 
