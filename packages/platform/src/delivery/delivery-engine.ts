@@ -26,6 +26,7 @@ import type { PipelineTracing } from '../observability/tracing.js';
 import { AdaptiveLimits } from '../queue/adaptive-limits.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
+import { LeaseRenewal } from '../queue/lease-renewal.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
@@ -93,8 +94,8 @@ export class DeliveryEngine {
   private readonly metrics: DeliveryEngineOptions['metrics'];
   private readonly tracing: DeliveryEngineOptions['tracing'];
   private running = false;
-  private renewTimer: NodeJS.Timeout | undefined;
-  private renewing: Promise<void> | undefined;
+  /** Waiting deliveries keep their leases (a host at its cap may keep them waiting long). */
+  private readonly renewal: LeaseRenewal<Job>;
 
   /** How deliveries asked for on this node reach the engine (server.ts gives it to the delivery service). */
   readonly intake: DeliveryIntake = {
@@ -136,6 +137,29 @@ export class DeliveryEngine {
       run: (job) => this.run(job),
       idOf: (job) => job.row.id,
     });
+    this.renewal = new LeaseRenewal({
+      pool: this.pool,
+      every: this.leaseMs / 4,
+      leaseMs: this.leaseMs,
+      now: () => this.now(),
+      leaseOf: (job) => job.row.claimed_until ?? 0,
+      // A delivery may start just before its lease would be renewed: it keeps an attempt's time.
+      renewBefore: (until, now) => until - now < timeoutMs + this.leaseMs / 2,
+      move: (jobs, lease) =>
+        this.ctx.write((trx) =>
+          queue.moveLeases(
+            trx,
+            jobs.map((job) => job.row),
+            lease,
+          ),
+        ),
+      idOf: (job) => job.row.id,
+      setLease: (job, lease) => {
+        job.row.claimed_until = lease;
+      },
+      logger: options.logger,
+      what: 'deliveries',
+    });
     this.backlog = new Backlog(this.pool, options.hold ?? 64, HOLD_ENDPOINTS);
     this.loop = new WakeLoop(
       async () => {
@@ -158,22 +182,15 @@ export class DeliveryEngine {
 
   start(): void {
     this.running = true;
-    // Waiting deliveries keep their leases (a host at its cap may keep them waiting long).
-    this.renewTimer = setInterval(() => {
-      this.renewing ??= this.renewWaiting().finally(() => {
-        this.renewing = undefined;
-      });
-    }, this.leaseMs / 4);
-    this.renewTimer.unref();
+    this.renewal.start();
     this.loop.start();
   }
 
   /** Stops claiming, gives back what waits (for a slot or a retry), and lets the attempts in flight finish. */
   async stop(): Promise<void> {
     this.running = false;
-    clearInterval(this.renewTimer);
     await this.loop.stop();
-    await this.renewing;
+    await this.renewal.stop();
     const waiting = this.pool.drain();
     await this.giveBack(waiting.map((job) => job.row));
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -319,33 +336,6 @@ export class DeliveryEngine {
     for (const row of claim.retries) this.pool.force({ row });
     this.pool.add(claim.taken.map((row) => ({ row })));
     return !claim.complete && claim.retries.length + claim.taken.length > 0;
-  }
-
-  /** Renews the leases of waiting deliveries before an attempt could outlast them; one another node took is dropped. */
-  private async renewWaiting(): Promise<void> {
-    const now = this.now();
-    const threshold = this.attempts.timeoutMs + this.leaseMs / 2;
-    const due = this.pool.take((job) => (job.row.claimed_until ?? 0) - now < threshold);
-    if (due.length === 0) return;
-    const lease = now + this.leaseMs;
-    let moved: Set<string>;
-    try {
-      moved = await this.ctx.write((trx) =>
-        queue.moveLeases(
-          trx,
-          due.map((job) => job.row),
-          lease,
-        ),
-      );
-    } catch (error) {
-      // Their leases stand as they were; the next renewal tries again.
-      this.attempts.logger?.warn({ err: error }, 'could not renew the leases of waiting deliveries');
-      this.pool.putBack(due);
-      return;
-    }
-    const kept = due.filter((job) => moved.has(job.row.id));
-    for (const job of kept) job.row.claimed_until = lease;
-    this.pool.putBack(kept);
   }
 
   private async giveBack(rows: DeliveryRow[]): Promise<void> {

@@ -23,6 +23,7 @@ import type { HostKind, HostResponse } from '../hosts/host.js';
 import type { PipelineTracing } from '../observability/tracing.js';
 import { Backlog } from '../queue/backlog.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
+import { LeaseRenewal } from '../queue/lease-renewal.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
@@ -82,8 +83,8 @@ export class Dispatcher {
   private readonly backlog: Backlog<OutboxRow>;
   private running = false;
   private lastFill = 0;
-  private renewTimer: NodeJS.Timeout | undefined;
-  private renewing: Promise<void> | undefined;
+  /** Waiting rows keep their leases (a slow integration may keep its installations' rows waiting long). */
+  private readonly renewal: LeaseRenewal<OutboxRow>;
 
   /** How ingest reaches the dispatcher (server.ts wires it into the service context). */
   readonly intake = {
@@ -135,6 +136,21 @@ export class Dispatcher {
       run: (row) => this.run(row),
       idOf: (row) => row.id,
     });
+    this.renewal = new LeaseRenewal({
+      pool: this.pool,
+      every: this.leaseMs / 4,
+      leaseMs: this.leaseMs,
+      now: () => this.ctx.now(),
+      leaseOf: (row) => row.claimed_until ?? 0,
+      renewBefore: (until, now) => until - now < this.leaseMs / 2,
+      move: (rows, lease) => this.ctx.write((trx) => outbox.moveLeases(trx, rows, lease)),
+      idOf: (row) => row.id,
+      setLease: (row, lease) => {
+        row.claimed_until = lease;
+      },
+      logger: options.logger,
+      what: 'owed rows',
+    });
     this.backlog = new Backlog(this.pool, options.hold ?? 64, HOLD_INSTALLATIONS);
     this.loop = new WakeLoop(
       async () => {
@@ -155,13 +171,7 @@ export class Dispatcher {
 
   start(): void {
     this.running = true;
-    // Waiting rows keep their leases (a slow integration may keep its installations' rows waiting long).
-    this.renewTimer = setInterval(() => {
-      this.renewing ??= this.renewWaiting().finally(() => {
-        this.renewing = undefined;
-      });
-    }, this.leaseMs / 4);
-    this.renewTimer.unref();
+    this.renewal.start();
     this.loop.start();
   }
 
@@ -171,9 +181,8 @@ export class Dispatcher {
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.running = false;
-    clearInterval(this.renewTimer);
     await this.loop.stop();
-    await this.renewing;
+    await this.renewal.stop();
     // Waiting rows go back to the database at once (other nodes, or the next start, take them).
     await this.release(this.pool.drain());
     const deadline = performance.now() + graceMs;
@@ -344,26 +353,6 @@ export class Dispatcher {
         if (this.backlog.worthClaiming()) this.loop.wake();
       });
     this.inFlight.add(dispatch);
-  }
-
-  /** Renews the leases of waiting rows more than half gone; a row another node has taken meanwhile is dropped. */
-  private async renewWaiting(): Promise<void> {
-    const now = this.ctx.now();
-    const due = this.pool.take((row) => (row.claimed_until ?? 0) - now < this.leaseMs / 2);
-    if (due.length === 0) return;
-    const lease = now + this.leaseMs;
-    let moved: Set<number>;
-    try {
-      moved = await this.ctx.write((trx) => outbox.moveLeases(trx, due, lease));
-    } catch (error) {
-      // Their leases stand as they were; the next renewal tries again.
-      this.options.logger?.warn({ err: error }, 'could not renew the leases of waiting owed rows');
-      this.pool.putBack(due);
-      return;
-    }
-    const kept = due.filter((row) => moved.has(row.id));
-    for (const row of kept) row.claimed_until = lease;
-    this.pool.putBack(kept);
   }
 
   /** Gives rows back unclaimed, where this node still holds their lease. */
