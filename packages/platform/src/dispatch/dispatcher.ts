@@ -18,6 +18,7 @@
 import type { PlatformEvent } from '@portico/runtime';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
+import { ROUTE_BATCH, routeStoredEvents } from '../events/route-stored.js';
 import { owedRows } from '../events/routing.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
 import type { PipelineTracing } from '../observability/tracing.js';
@@ -34,7 +35,6 @@ import { CircuitBreakers } from './circuit-breaker.js';
 import { dispatchOwed, type OwedSettings } from './dispatch-owed.js';
 import { type Hosts, IntegrationRegistry } from './integration-registry.js';
 
-const ROUTE_BATCH = 200;
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
 /** Rows waiting in memory on one node, whatever the installations (times `hold`). */
@@ -154,7 +154,8 @@ export class Dispatcher {
     this.backlog = new Backlog(this.pool, options.hold ?? 64, HOLD_INSTALLATIONS);
     this.loop = new WakeLoop(
       async () => {
-        while ((await this.routeEvents()) === ROUTE_BATCH && !this.loop.isStopped) {}
+        const route = (events: RoutableEvent[], now: number) => this.routing(events, now);
+        while ((await routeStoredEvents(this.ctx, route, options.tracing)) === ROUTE_BATCH && !this.loop.isStopped) {}
         if (!this.backlog.worthClaiming() && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
         this.lastFill = performance.now();
         while ((await this.claim()) && !this.loop.isStopped) {}
@@ -221,35 +222,6 @@ export class Dispatcher {
     await this.ctx.write((trx) => outbox.recordDispatch(trx, called.record));
     if (called.error !== undefined) throw called.error;
     return { ...called.answer, host: called.host };
-  }
-
-  /** Routes a batch of events stored unrouted (while no dispatcher ran here); answers how many it looked at. */
-  private async routeEvents(): Promise<number> {
-    const events = await outbox.unroutedEvents(this.ctx.db, ROUTE_BATCH);
-    if (events.length === 0) return 0;
-    const now = this.ctx.now();
-    const began = this.options.tracing && performance.timeOrigin + performance.now();
-    const routing = await this.routing(events, now);
-    let marked = new Set<string>();
-    let ids: Map<string, number>;
-    try {
-      ids = await this.ctx.write(async (trx) => {
-        // Another node may have routed some of them meanwhile: only those this one marks are written.
-        marked = await outbox.markRouted(
-          trx,
-          events.map((e) => e.event_id),
-          now,
-        );
-        const rows = routing.rows.filter((row) => marked.has(row.event_id as string));
-        return rows.length > 0 ? outbox.insertOwed(trx, rows) : new Map<string, number>();
-      });
-    } catch (error) {
-      routing.failed();
-      throw error;
-    }
-    routing.committed(ids);
-    if (began !== undefined) this.options.tracing?.routedLater(events, marked, routing.rows, began);
-    return events.length;
   }
 
   /**
