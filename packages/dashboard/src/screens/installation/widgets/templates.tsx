@@ -51,18 +51,10 @@ export function BaseInputTemplate(props: BaseInputTemplateProps) {
     inputProps.type = 'text';
     delete inputProps.step;
   }
-  const described = typeof schema.description === 'string' && schema.description !== '';
+  const described = isDescribed(schema);
   return (
     <>
-      <label htmlFor={id}>
-        {label}
-        {required ? <span aria-hidden="true"> *</span> : null}
-      </label>
-      {described ? (
-        <span id={descriptionId(id)} className="description">
-          {schema.description}
-        </span>
-      ) : null}
+      <FieldLabel id={id} label={label} required={required} description={schema.description} />
       <input
         id={id}
         name={id}
@@ -79,6 +71,33 @@ export function BaseInputTemplate(props: BaseInputTemplateProps) {
         onBlur={(event) => onBlur(id, event.target.value)}
         onFocus={(event) => onFocus(id, event.target.value)}
       />
+    </>
+  );
+}
+
+/** Whether a field has a description to show (and to point `aria-describedby` at). */
+export const isDescribed = (schema: { description?: string | undefined }) =>
+  typeof schema.description === 'string' && schema.description !== '';
+
+/** A field's label and its description, as every input here draws them (FieldTemplate draws none). */
+export function FieldLabel(props: {
+  id: string;
+  label: string;
+  required?: boolean | undefined;
+  description?: string | undefined;
+}) {
+  const { id, label, required, description } = props;
+  return (
+    <>
+      <label htmlFor={id}>
+        {label}
+        {required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      {description ? (
+        <span id={descriptionId(id)} className="description">
+          {description}
+        </span>
+      ) : null}
     </>
   );
 }

@@ -3,23 +3,16 @@
  * like the other fields (rjsf's own textarea draws no label of its own, since FieldTemplate here
  * leaves labels to the widgets).
  */
-import { ariaDescribedByIds, descriptionId, type WidgetProps } from '@rjsf/utils';
+import { ariaDescribedByIds, type WidgetProps } from '@rjsf/utils';
+import { FieldLabel, isDescribed } from './templates';
 
 export function TextareaWidget(props: WidgetProps) {
   const { id, label, value, onChange, onBlur, onFocus, required, disabled, readonly, schema, options, rawErrors } =
     props;
-  const described = typeof schema.description === 'string' && schema.description !== '';
+  const described = isDescribed(schema);
   return (
     <>
-      <label htmlFor={id}>
-        {label}
-        {required ? <span aria-hidden="true"> *</span> : null}
-      </label>
-      {described ? (
-        <span id={descriptionId(id)} className="description">
-          {schema.description}
-        </span>
-      ) : null}
+      <FieldLabel id={id} label={label} required={required} description={schema.description} />
       <textarea
         id={id}
         name={id}
