@@ -96,6 +96,11 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
       '--frame-ancestors <origins>',
       'origins whose pages may frame the dashboard, space-separated (PORTICO_FRAME_ANCESTORS)',
     )
+    .option('--metrics-token <token>', 'GET /metrics answers only this Bearer token (PORTICO_METRICS_TOKEN; else open)')
+    .option(
+      '--alert-url <url>',
+      'where operator alerts are POSTed, signed (PORTICO_ALERT_URL; an https URL, http with --allow-private-network)',
+    )
     .option(
       '--secret-key <key>',
       '32 bytes, base64: encrypts secrets at rest (PORTICO_SECRET_KEY; else generated in the data dir)',

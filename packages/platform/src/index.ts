@@ -1,6 +1,7 @@
 export { createSignInCode, SIGN_IN_CODE_TTL_MS } from './access/sessions.js';
 export {
   ConfigError,
+  checkAlertUrl,
   configFromEnv,
   type PlatformConfig,
   parseFrameAncestors,

@@ -53,4 +53,32 @@ describe('portico serve', () => {
       expect(workers.filter((p) => isRunning(p.pid, p.startTicks))).toEqual([]);
     }, 60_000);
   }
+
+  it('takes --metrics-token: /metrics answers only that token', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-serve-'));
+    dirs.push(dataDir);
+    const token = 'metrics-token-from-the-flag';
+    const server = spawnCli(['serve', '--port', '0', '--metrics-token', token], {
+      cwd: dataDir,
+      env: { PORTICO_DATA_DIR: dataDir, PORTICO_ADMIN_TOKEN: ADMIN, PORTICO_LOG_LEVEL: 'warn' },
+    });
+    running.push(server);
+    const url = (await server.waitFor(/running at (http:\/\/\S+)/))[1] as string;
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    const scraped = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/^portico_/m);
+  }, 60_000);
+
+  it('refuses an --alert-url that is not http(s), naming what is wrong, and does not start', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-serve-'));
+    dirs.push(dataDir);
+    const server = spawnCli(['serve', '--port', '0', '--alert-url', 'ftp://alerts.example.com/x'], {
+      cwd: dataDir,
+      env: { PORTICO_DATA_DIR: dataDir, PORTICO_ADMIN_TOKEN: ADMIN },
+    });
+    running.push(server);
+    expect(await server.exited).toBe(1);
+    expect(server.stderr()).toMatch(/--alert-url must be an http\(s\) URL .* got "ftp:\/\/alerts.example.com\/x"/);
+  }, 60_000);
 });

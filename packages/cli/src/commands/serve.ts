@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
 import {
   ConfigError,
+  checkAlertUrl,
   configFromEnv,
   createSignInCode,
   type PlatformConfig,
@@ -24,6 +25,8 @@ export interface ServeOptions {
   publicUrl?: string;
   allowPrivateNetwork?: boolean;
   frameAncestors?: string;
+  metricsToken?: string;
+  alertUrl?: string;
   secretKey?: string;
   logLevel?: string;
   /** Tuning flags, by their camel-cased names (`--dispatch-concurrency` → dispatchConcurrency). */
@@ -49,6 +52,8 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
       ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
       ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+      ...(options.metricsToken !== undefined ? { metricsToken: options.metricsToken } : {}),
+      ...(options.alertUrl !== undefined ? { alertUrl: options.alertUrl } : {}),
       ...(options.frameAncestors !== undefined
         ? { frameAncestors: parseFrameAncestors(options.frameAncestors, '--frame-ancestors') }
         : {}),
@@ -59,6 +64,7 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
         config.tuning = { ...config.tuning, [setting.key]: parseTuningValue(setting, text, setting.flag) };
       }
     }
+    if (options.alertUrl !== undefined) checkAlertUrl(options.alertUrl, config.allowPrivateNetwork, '--alert-url');
     if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
       throw new ConfigError(`--port must be a port number (0-65535), got "${options.port}"`);
     }
