@@ -52,11 +52,14 @@ describe.each(backends)('metrics on $name', (backend) => {
         })
       ).body.duplicate,
     ).toBe(true);
-    await until('3 deliveries', async () => {
-      const { body } = await world.ada('GET', `/v1/installations/${world.space}/deliveries`);
-      return body.filter((d: { status: string }) => d.status === 'delivered').length === 3 ? true : undefined;
+    // A delivery may be written delivered a moment before its attempt is counted, and before the
+    // dispatch that asked for it is settled: wait for the counts, not for the rows.
+    const after = await until('3 deliveries and 3 dispatches counted', async () => {
+      const now = await scrape(world.platform.url);
+      const delivered = grew(before, now, 'portico_deliveries_total', { outcome: 'delivered' });
+      const dispatched = grew(before, now, 'portico_dispatches_total', { outcome: 'delivered' });
+      return delivered >= 3 && dispatched >= 3 ? now : undefined;
     });
-    const after = await scrape(world.platform.url);
     expect(grew(before, after, 'portico_events_ingested_total', { type: 'space_content_updated' })).toBe(3);
     expect(grew(before, after, 'portico_events_duplicate_total')).toBe(1);
     expect(grew(before, after, 'portico_dispatches_total', { outcome: 'delivered' })).toBe(3);
