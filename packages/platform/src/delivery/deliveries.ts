@@ -92,7 +92,7 @@ export async function requestDelivery(
   // One insert, and a read after it only when another request made the delivery first: standalone.
   let stored: { id: string; status: 'pending' | 'delivered' | 'failed' };
   try {
-    stored = await ctx.write((trx) => deliveries.insertOrExisting(trx, row), { standalone: true });
+    stored = await ctx.write((trx) => deliveries.insertOrExisting(trx, ctx.dialect, row), { standalone: true });
   } catch (error) {
     handoff?.cancel();
     throw error;

@@ -7,6 +7,7 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import { LeaseLost } from '../../errors/lease-lost.js';
 import { insertThenUpdate } from '../insert-then-update.js';
+import { preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
 
@@ -40,14 +41,18 @@ export async function markRouted(trx: Transaction<Database>, eventIds: string[],
 }
 
 /** Inserts owed rows; answers their ids by installation and event (RETURNING's order is not promised). */
-export async function insertOwed(trx: Transaction<Database>, rows: NewOutboxRow[]): Promise<Map<string, number>> {
+const insertRows = preparedInsert((db, rows: readonly NewOutboxRow[]) =>
+  db.insertInto('outbox').values(rows).returning(['id', 'installation_id', 'event_id']),
+);
+
+export async function insertOwed(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  rows: NewOutboxRow[],
+): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (let i = 0; i < rows.length; i += CHUNK) {
-    const inserted = await trx
-      .insertInto('outbox')
-      .values(rows.slice(i, i + CHUNK))
-      .returning(['id', 'installation_id', 'event_id'])
-      .execute();
+    const inserted = await insertRows.run(trx, dialect, rows.slice(i, i + CHUNK));
     for (const row of inserted) ids.set(owedKey(row), row.id);
   }
   return ids;
