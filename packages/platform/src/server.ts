@@ -9,6 +9,7 @@ import { OperatorAlerts } from './alerts/operator-alerts.js';
 import { BUILTINS, publishBuiltins } from './builtins.js';
 import { checkAlertUrl, type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
+import { adoptOlderDeliveries } from './delivery/endpoints.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Hosts } from './dispatch/integration-registry.js';
 import { createEgress } from './hosts/egress.js';
@@ -199,7 +200,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   });
   // Deliveries asked for on this node go to its engine (it takes them once it runs).
   ctx.deliveries = deliveries.intake;
-  await deliveries.adoptOlderDeliveries();
+  await adoptOlderDeliveries(ctx);
   const recoveries = new RecoveryRunner({ ctx, logger });
   metrics.watch({
     db: ctx.db,
