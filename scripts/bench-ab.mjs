@@ -46,12 +46,16 @@ if (process.env.PORTICO_AB_TREE) {
 const runs = [];
 for (let round = 0; round < rounds; round++) {
   for (const tree of trees) {
-    const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, a, b, ...(throughputOnly ? ['--throughput-only'] : [])], {
-      env: { ...process.env, PORTICO_AB_TREE: tree },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const child = spawnSync(
+      process.execPath,
+      [new URL(import.meta.url).pathname, a, b, ...(throughputOnly ? ['--throughput-only'] : [])],
+      {
+        env: { ...process.env, PORTICO_AB_TREE: tree },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     if (child.status !== 0) throw new Error(`the run of ${tree} failed (exit ${child.status})`);
     for (const line of child.stdout.split('\n')) {
       if (!line.startsWith('AB ')) continue;

@@ -6,6 +6,7 @@
 import { createServer as createTcpServer } from 'node:net';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import {
+  countersMoved,
   cpuPerEvent,
   latenciesOf,
   measureDirect,
@@ -16,9 +17,8 @@ import {
   postgresCpu,
   receivedBy,
   rssMiB,
-  sendSteadily,
-  countersMoved,
   scrapeCounters,
+  sendSteadily,
   sleep,
   startServer,
   stopServer,
@@ -145,9 +145,14 @@ async function benchBackend(label, env, o) {
     const endToEnd = (o.events * 1000) / (performance.now() - started);
     const singleCpu = cpu(o.events);
     const singleStore = perEvent(counts, await activity(), o.events);
-    const metricsMoved = { halfway: countersMoved(scraped, await halfway), end: countersMoved(scraped, await scrapeCounters(url)) };
+    const metricsMoved = {
+      halfway: countersMoved(scraped, await halfway),
+      end: countersMoved(scraped, await scrapeCounters(url)),
+    };
     console.log(`  ${label}: ${Math.round(endToEnd)} deliveries / s end to end (POST /v1/events)`);
-    console.log(`  ${label}: /metrics halfway ${JSON.stringify(metricsMoved.halfway)}, at the end ${JSON.stringify(metricsMoved.end)}`);
+    console.log(
+      `  ${label}: /metrics halfway ${JSON.stringify(metricsMoved.halfway)}, at the end ${JSON.stringify(metricsMoved.end)}`,
+    );
 
     // Throughput, batches: the same number of events in requests of `batchSize`, all sent at once.
     const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);

@@ -70,7 +70,8 @@ export async function benchObservability(options = {}) {
             `  ${r.label}, tracing ${tracing ? 'on' : 'off'}, round ${round}: ${Math.round(r.endToEnd)} / s, ${(r.singleCpu.server / 1000).toFixed(2)} ms server CPU per event`,
           );
         }
-        if (tracing && receiver.seen.requests === exportsBefore) throw new Error('tracing on, but no span reached the OTLP receiver');
+        if (tracing && receiver.seen.requests === exportsBefore)
+          throw new Error('tracing on, but no span reached the OTLP receiver');
       }
     }
   } finally {
@@ -105,7 +106,9 @@ export function observabilityRows({ metricsMicros, runs }) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await benchObservability({ rounds: Number(process.argv[2] ?? OBSERVABILITY_SETTINGS.rounds) });
   const { rows, summary } = observabilityRows(result);
-  console.log('\n| Back end | Tracing | Round | One per request | Server CPU / event | Batches |\n|---|---|---|---|---|---|');
+  console.log(
+    '\n| Back end | Tracing | Round | One per request | Server CPU / event | Batches |\n|---|---|---|---|---|---|',
+  );
   for (const row of rows) console.log(row);
   console.log();
   for (const line of summary) console.log(line);
