@@ -29,6 +29,7 @@ import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
+import { integrationPublicEndpointRoutes } from './routes/integration-public-endpoints.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -82,6 +83,7 @@ export function createApp(options: AppOptions) {
   app.route('/', dispatchRoutes(deps));
   app.route('/', deliveryRoutes(deps));
   app.route('/', publicEndpointRoutes(deps));
+  app.route('/', integrationPublicEndpointRoutes(deps));
   app.route('/', oauthRoutes(deps));
   app.route('/', streamRoutes(deps, { closing: options.closing }));
   app.route('/', recoveryRoutes(deps, options.recoveries));
