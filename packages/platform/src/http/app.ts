@@ -36,6 +36,7 @@ import { organizationRoutes } from './routes/organizations.js';
 import { publicEndpointRoutes } from './routes/public-endpoints.js';
 import { recoveryRoutes } from './routes/recoveries.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { siteScriptRoutes } from './routes/site-scripts.js';
 import { streamRoutes } from './routes/streams.js';
 import { userRoutes } from './routes/users.js';
 
@@ -88,6 +89,7 @@ export function createApp(options: AppOptions) {
   app.route('/', streamRoutes(deps, { closing: options.closing }));
   app.route('/', recoveryRoutes(deps, options.recoveries));
   app.route('/', completionRoutes(deps));
+  app.route('/', siteScriptRoutes(deps));
   app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
   app.doc31('/v1/openapi.json', {
