@@ -44,6 +44,7 @@ export default { async fetch(request) {
       token: environment.apiTokens.integration,
       urls: environment.integration.urls,
       signing: typeof environment.signingSecrets.integration,
+      bodyLength: form.get('fetch-body') ? form.get('fetch-body').size : 0,
     });
   }
   if (!url.pathname.endsWith('/oauth')) return new Response('not found', { status: 404 });
@@ -190,11 +191,14 @@ describe.each(backends)('integration-wide public endpoints on $name', (backend) 
           publicContentEndpoint: `${world.platform.url}/v1/integrations/gb-oauth/public-content`,
         },
         signing: 'string',
+        bodyLength: 0,
       });
     }
-    // A POST with a body reaches it too.
-    const posted = await fetch(`${integrationEndpoint()}/whoami`, { method: 'POST', body: 'hello' });
+    // A body reaches it whole, up to the public endpoints' limit (over the API's 1 MiB).
+    const body = new Uint8Array(2 * 1024 * 1024).fill(97);
+    const posted = await fetch(`${integrationEndpoint()}/whoami`, { method: 'POST', body });
     expect(posted.status).toBe(200);
+    expect((await posted.json()).bodyLength).toBe(body.length);
   });
 
   it('uses a flow’s cookie only for its own integration, and refuses a forged callback', async () => {
