@@ -29,12 +29,14 @@ import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
+import { integrationPublicEndpointRoutes } from './routes/integration-public-endpoints.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { publicEndpointRoutes } from './routes/public-endpoints.js';
 import { recoveryRoutes } from './routes/recoveries.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { siteScriptRoutes } from './routes/site-scripts.js';
 import { streamRoutes } from './routes/streams.js';
 import { userRoutes } from './routes/users.js';
 
@@ -82,10 +84,12 @@ export function createApp(options: AppOptions) {
   app.route('/', dispatchRoutes(deps));
   app.route('/', deliveryRoutes(deps));
   app.route('/', publicEndpointRoutes(deps));
+  app.route('/', integrationPublicEndpointRoutes(deps));
   app.route('/', oauthRoutes(deps));
   app.route('/', streamRoutes(deps, { closing: options.closing }));
   app.route('/', recoveryRoutes(deps, options.recoveries));
   app.route('/', completionRoutes(deps));
+  app.route('/', siteScriptRoutes(deps));
   app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
   app.doc31('/v1/openapi.json', {
