@@ -41,6 +41,7 @@ describe('a webhook installation’s configuration, private networks not allowed
         space_content_updated: false,
         site_view: false,
         page_feedback: false,
+        delivery_policy: 'standard',
       },
       errors: [],
       warnings: [
