@@ -3,8 +3,10 @@
  * delivery when it is asked for, and honoured by the engine on a controllable clock: an `extended`
  * delivery keeps retrying past where a `standard` one has failed (on SQLite and PostgreSQL).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DELIVERY_POLICIES, policyRetryDelay } from '@portico/webhooks';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../test-support/api.js';
 import { backends } from '../test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
@@ -126,4 +128,60 @@ describe.each(backends)('delivery policies on $name', (backend) => {
     expect(again.body.policy).toBe('standard');
     await engine.stop();
   }, 60_000);
+
+  describe('a running engine', () => {
+    // Answers 503 asking for 2 minutes the first time, then 200.
+    const seen: number[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        seen.push(Date.now());
+        if (seen.length === 1) res.writeHead(503, { 'retry-after': '120' }).end('{}');
+        else res.writeHead(200).end('{}');
+      });
+    });
+    beforeAll(() => new Promise<void>((r) => server.listen(0, '127.0.0.1', r)));
+    afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+    it('gives a long wait back unclaimed and attempts it again once a claim finds it due', async () => {
+      let clock = Date.now() + 3_600_000;
+      const engine = new DeliveryEngine({
+        ctx: world.platform.ctx,
+        allowPrivateNetwork: true,
+        userAgent: 'test',
+        timeoutMs: 1000,
+        pollMs: 50,
+        now: () => clock,
+      });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/asks-for-two-minutes`;
+      const { body } = await client(world.platform.url, world.spaceToken)(
+        'POST',
+        `/v1/installations/${world.space}/deliveries`,
+        { url, eventId: 'evt_running', type: 'test', payload: { eventId: 'evt_running' }, policy: 'extended' },
+      );
+      const row = () =>
+        world.platform.ctx.db.selectFrom('deliveries').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
+      engine.start();
+      try {
+        const waiting = await until('the first attempt', async () => {
+          const current = await row();
+          return current.attempts === 1 ? current : undefined;
+        });
+        // Retry-After: 120 within the extended bound (2 h): the row waits unclaimed, holding no slot.
+        expect(waiting).toMatchObject({ status: 'pending', claimed_until: null, next_attempt_at: clock + 120_000 });
+        await until('nothing held in memory', () =>
+          engine.held.waiting + engine.held.attempting === 0 ? true : undefined,
+        );
+        clock += 120_000;
+        const delivered = await until('the retry', async () => {
+          const current = await row();
+          return current.status === 'delivered' ? current : undefined;
+        });
+        expect(delivered.attempts).toBe(2);
+        expect(seen).toHaveLength(2);
+      } finally {
+        await engine.stop();
+      }
+    }, 30_000);
+  });
 });
