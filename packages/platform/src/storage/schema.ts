@@ -174,6 +174,8 @@ export interface Database {
     destination: string | null;
     /** The installation's own headers (JSON object of name to value) sent with every attempt; null: none. */
     headers: string | null;
+    /** The delivery policy it is retried under (`standard`, `extended`: `@portico/webhooks`), fixed when it is asked for. */
+    policy: string;
     created_at: number;
     updated_at: number;
   };
