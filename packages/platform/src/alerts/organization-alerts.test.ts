@@ -234,7 +234,7 @@ describe.each(backends)('organization alert URLs on $name', (backend) => {
 describe.each(backends)('an organization alert URL without PORTICO_ALERT_URL on $name', (backend) => {
   const receiver = new ScriptedReceiver();
   const alerts = new ScriptedReceiver();
-  const world = webhookWorldFor(backend, {}, [receiver, alerts]);
+  const world = webhookWorldFor(backend, { tuning: { endpointDisableAfterMs: 1500 } }, [receiver, alerts]);
 
   it("gets the alerts about the organization's installations; the operator has no alerts installation", async () => {
     expect((await world.ada('PUT', '/v1/orgs/acme/alert-url', { url: `${alerts.url}/acme` })).status).toBe(200);
@@ -248,5 +248,31 @@ describe.each(backends)('an organization alert URL without PORTICO_ALERT_URL on 
     const secret = (await world.ada('GET', '/v1/orgs/acme/alert-url/signing-secret')).body.secret as string;
     expect(await signedWith(secret, request)).toBe(true);
     expect((await world.admin('GET', `/v1/installations/${ALERTS_INSTALLATION_ID}`)).status).toBe(404);
+  }, 30_000);
+
+  it('endpoint.disabled, then endpoint.recovered once it is enabled, signed with its secret', async () => {
+    const url = receiver.script('/broken', [500]);
+    await client(world.platform.url, world.spaceToken)('POST', `/v1/installations/${world.space}/deliveries`, {
+      url,
+      eventId: 'solo-2',
+      type: 'space_content_updated',
+      payload: {},
+    });
+    const disabled = await alertWhere(alerts, '/acme', 'endpoint.disabled', (a) => a.type === 'endpoint.disabled');
+    const secret = (await world.ada('GET', '/v1/orgs/acme/alert-url/signing-secret')).body.secret as string;
+    expect(await signedWith(secret, disabled.request)).toBe(true);
+    expect(disabled.alert).toMatchObject({
+      installation: { id: world.space, organizationId: 'acme' },
+      endpoint: { url },
+      event: { id: 'solo-2' },
+    });
+    receiver.script('/broken', [200]);
+    const endpoint = disabled.alert.endpoint?.id as string;
+    expect((await world.ada('POST', `/v1/installations/${world.space}/endpoints/${endpoint}/enable`)).status).toBe(200);
+    const recovered = await alertWhere(alerts, '/acme', 'endpoint.recovered', (a) => a.type === 'endpoint.recovered');
+    expect(await signedWith(secret, recovered.request)).toBe(true);
+    expect(recovered.alert).toMatchObject({ installation: { id: world.space }, endpoint: { id: endpoint, url } });
+    // The endpoint got only its own delivery's attempts, never an alert about itself.
+    expect(receiver.at('/broken').every((r) => r.body === '{}')).toBe(true);
   }, 30_000);
 });
