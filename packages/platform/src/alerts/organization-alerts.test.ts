@@ -251,6 +251,7 @@ describe.each(backends)('an organization alert URL without PORTICO_ALERT_URL on 
   }, 30_000);
 
   it('endpoint.disabled, then endpoint.recovered once it is enabled, signed with its secret', async () => {
+    expect((await world.ada('PUT', '/v1/orgs/acme/alert-url', { url: `${alerts.url}/acme` })).status).toBe(200);
     const url = receiver.script('/broken', [500]);
     await client(world.platform.url, world.spaceToken)('POST', `/v1/installations/${world.space}/deliveries`, {
       url,
