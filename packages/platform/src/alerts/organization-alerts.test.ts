@@ -8,6 +8,7 @@
  */
 import { verify } from '@portico/webhooks';
 import { describe, expect, it } from 'vitest';
+import { startPlatform } from '../server.js';
 import { client } from '../test-support/api.js';
 import { backends } from '../test-support/backends.js';
 import { type Received, ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
@@ -38,6 +39,30 @@ describe('alert URL checks', () => {
     expect(alertUrlProblem('https://localhost/alerts', false)).toMatch(/localhost is a loopback address/);
     expect(alertUrlProblem('https://127.0.0.1/alerts', true)).toBeUndefined();
     expect(alertUrlProblem('https://ops.example.com/alerts', false)).toBeUndefined();
+  });
+
+  it('a server without PORTICO_ALLOW_PRIVATE_NETWORK refuses http and private addresses through the API, storing nothing', async () => {
+    const fresh = await (backends[0] as (typeof backends)[number]).fresh();
+    const platform = await startPlatform({ ...fresh.config, allowPrivateNetwork: false });
+    try {
+      const admin = client(platform.url, platform.adminToken);
+      expect((await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' })).status).toBe(201);
+      for (const [url, why] of [
+        ['http://ops.example.com/alerts', /^`url` must be an absolute https URL, .*: webhook URLs must use https/],
+        ['https://10.0.0.8/alerts', /10\.0\.0\.8 is a loopback, private, link-local or reserved address$/],
+        ['https://localhost/alerts', /localhost is a loopback address$/],
+      ] as const) {
+        const refused = await admin('PUT', '/v1/orgs/acme/alert-url', { url });
+        expect(refused.status, url).toBe(400);
+        expect(refused.body.error.message).toMatch(why);
+      }
+      expect((await admin('GET', '/v1/orgs/acme/alert-url')).body.url).toBeNull();
+      const set = await admin('PUT', '/v1/orgs/acme/alert-url', { url: ' https://ops.example.com/alerts ' });
+      expect(set.body).toMatchObject({ url: 'https://ops.example.com/alerts', updatedBy: 'admin' });
+    } finally {
+      await platform.close();
+      await fresh.cleanup();
+    }
   });
 });
 
