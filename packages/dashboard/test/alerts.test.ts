@@ -1,7 +1,7 @@
 /**
  * The organization page's Alerts region in Chromium, at 1280 and 390 px: an admin sets the alert
  * URL (a refused URL shows the server's message under the field and stores nothing), sees what was
- * saved, reveals the alert signing secret and clears the URL; a member sees the URL read-only with
+ * saved, reveals (and rotates) the alert signing secret and clears the URL; a member sees the URL read-only with
  * the reason; axe finds nothing.
  */
 import type { Page } from 'playwright-core';
@@ -76,6 +76,20 @@ describe('the organization’s alert URL', { timeout: 120_000 }, () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       expect(await axeViolations(page)).toEqual([]);
       await screenshot(page, `organization-alert-url-${width}`);
+
+      if (width === 1280) {
+        // Rotate asks first; then the new secret and the previous one are shown.
+        await region.getByRole('button', { name: 'Rotate', exact: true }).click();
+        await page.getByRole('alertdialog', { name: 'Rotate the alert signing secret?' }).waitFor();
+        await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate secret' }).click();
+        await region.getByText(/Rotated: the new secret signs alerts from now on/).waitFor();
+        const rotated = (await world.as(world.tokens.ada)('GET', '/v1/orgs/acme/alert-url/signing-secret')).body;
+        expect(rotated.secret).not.toBe(secret);
+        expect(rotated.previous.map((p: { secret: string }) => p.secret)).toEqual([secret]);
+        await region.getByText(rotated.secret, { exact: true }).waitFor();
+        await region.getByText(/Previous, signs until/).waitFor();
+        expect(await axeViolations(page)).toEqual([]);
+      }
 
       await region.getByRole('button', { name: 'Clear' }).click();
       await region

@@ -2,8 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, FieldError, Form, Input, Label, Text, TextField } from 'react-aria-components';
 import { ApiError, api, call } from '../../api/client';
+import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorNote } from '../../components/error-note';
 import { MessageText } from '../../components/message-text';
+import { TimeText } from '../../components/time-text';
 
 /** The server names the field `url`; the person sees its label. */
 const TITLES = new Map([['url', 'Alert URL']]);
@@ -17,8 +19,8 @@ function urlError(error: unknown): string | undefined {
 
 /**
  * Where alerts about the organization's installations go (`delivery.failed`, `endpoint.disabled`,
- * `endpoint.recovered`, `integration.circuit_opened`): admins set and clear the URL and reveal the
- * secret the alerts are signed with; members see the URL, and why they cannot change it.
+ * `endpoint.recovered`, `integration.circuit_opened`): admins set and clear the URL, and reveal and
+ * rotate the secret the alerts are signed with; members see the URL, and why they cannot change it.
  */
 export function AlertUrlPanel({ org, isAdmin }: { org: string; isAdmin: boolean }) {
   const client = useQueryClient();
@@ -125,29 +127,69 @@ export function AlertUrlPanel({ org, isAdmin }: { org: string; isAdmin: boolean 
   );
 }
 
-/** The secret the organization's alerts are signed with: hidden until Reveal. */
+/**
+ * The secret the organization's alerts are signed with: hidden until Reveal; Rotate after a
+ * question, then the current secret and the previous one with the time it stops signing.
+ */
 function AlertSecret({ org }: { org: string }) {
+  const client = useQueryClient();
+  const key = ['alert-secret', org];
+  const path = { params: { path: { org } } };
   const [shown, setShown] = useState(false);
-  const secret = useQuery({
-    queryKey: ['alert-secret', org],
-    queryFn: () => call(api.GET('/v1/orgs/{org}/alert-url/signing-secret', { params: { path: { org } } })),
+  const secrets = useQuery({
+    queryKey: key,
+    queryFn: () => call(api.GET('/v1/orgs/{org}/alert-url/signing-secret', path)),
     enabled: shown,
     staleTime: 0,
   });
+  const rotate = useMutation({
+    mutationFn: () => call(api.POST('/v1/orgs/{org}/alert-url/signing-secret/rotate', path)),
+    onSuccess(answer) {
+      client.setQueryData(key, answer);
+      setShown(true);
+    },
+  });
+  const data = shown ? secrets.data : undefined;
   return (
     <div className="stack">
       <div className="secret-row">
         <span>Alert signing secret:</span>
-        {shown && secret.data ? (
-          <code className="secret">{secret.data.secret}</code>
+        {data ? (
+          <code className="secret">{data.secret}</code>
         ) : (
-          <span className="muted">{shown && secret.isPending ? 'Loading…' : 'Hidden.'}</span>
+          <span className="muted">{shown && secrets.isPending ? 'Loading…' : 'Hidden.'}</span>
         )}
+      </div>
+      {data?.previous.map((previous) => (
+        <div className="secret-row" key={previous.secret}>
+          <span>
+            Previous, signs until <TimeText at={previous.expiresAt} />:
+          </span>
+          <code className="secret">{previous.secret}</code>
+        </div>
+      ))}
+      <div className="row">
         <Button className="button" onPress={() => setShown((before) => !before)}>
           {shown ? 'Hide' : 'Reveal'}
         </Button>
+        <ConfirmButton
+          danger
+          title="Rotate the alert signing secret?"
+          message="A new secret signs every alert from now on. The current one keeps signing for 24 hours, so update your alert receiver within a day."
+          confirmLabel="Rotate secret"
+          onConfirm={() => rotate.mutate()}
+          isPending={rotate.isPending}
+        >
+          Rotate
+        </ConfirmButton>
+        <span role="status" className="muted">
+          {rotate.isSuccess
+            ? 'Rotated: the new secret signs alerts from now on; the previous one also signs for 24 hours.'
+            : ''}
+        </span>
       </div>
-      {secret.error ? <ErrorNote error={secret.error} /> : null}
+      {secrets.error ? <ErrorNote error={secrets.error} /> : null}
+      {rotate.error ? <ErrorNote title="Not rotated" error={rotate.error} /> : null}
     </div>
   );
 }
