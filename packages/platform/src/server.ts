@@ -165,9 +165,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   };
   if (hosts.workerd.orphanWarning) logger.warn(hosts.workerd.orphanWarning);
   await publishBuiltins(ctx);
-  // Operator alerts, when PORTICO_ALERT_URL is set: deliveries of the engine made below (decision 034).
-  const alerts =
-    config.alertUrl === undefined ? undefined : await OperatorAlerts.start({ ctx, url: config.alertUrl, logger });
+  // Alerts to PORTICO_ALERT_URL when set, and to organizations' alert URLs: deliveries of the engine made below (decisions 034, 036).
+  const alerts = await OperatorAlerts.start({ ctx, url: config.alertUrl, logger });
   ctx.alerts = alerts;
   const dispatcher = new Dispatcher({
     ctx,

@@ -32,6 +32,7 @@ import { installationRoutes } from './routes/installations.js';
 import { integrationPublicEndpointRoutes } from './routes/integration-public-endpoints.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { organizationAlertRoutes } from './routes/organization-alerts.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { publicEndpointRoutes } from './routes/public-endpoints.js';
 import { recoveryRoutes } from './routes/recoveries.js';
@@ -76,6 +77,7 @@ export function createApp(options: AppOptions) {
   if (options.operations) app.route('/', options.operations);
   app.route('/', sessionRoutes({ ctx, adminToken, embeddable, session: caller.session }));
   app.route('/', organizationRoutes(deps));
+  app.route('/', organizationAlertRoutes(deps));
   app.route('/', userRoutes(deps));
   app.route('/', integrationRoutes(deps));
   app.route('/', installationRoutes({ ...deps, credentials: caller.credentials }));

@@ -212,6 +212,14 @@ export interface Database {
     created_at: number;
     expires_at: number | null;
   };
+  /** An organization's alert URL (migration 016): null once cleared; its alerts installation stays. */
+  organization_alerts: {
+    organization_id: string;
+    installation_id: string;
+    url: string | null;
+    updated_by: string;
+    updated_at: number;
+  };
   egress: {
     id: Generated<number>;
     installation_id: string | null;
