@@ -113,7 +113,7 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
  * The ids of an event's trace, derived from its id with a key (HMAC-SHA-256): the same on every
  * node of a deployment, different between deployments that share event ids, and revealing nothing
  * of the key or the event id. One digest gives an event's trace, ingest and routing ids, one more
- * each dispatch's; the last few thousand are kept, since every span of an event asks again.
+ * each dispatch's; a few thousand are kept, since every span of an event asks again.
  */
 export class TraceIds {
   private readonly key: Buffer;
@@ -168,7 +168,7 @@ export class TraceIds {
 /** An all-zero id is invalid in W3C trace context (one in 2^64 at worst). */
 const nonZero = (id: string) => (/^0+$/.test(id) ? `${id.slice(0, -1)}1` : id);
 
-/** The last `size` values made, by key (the oldest forgotten first). */
+/** Values made, by key, up to `size` of them; then it starts again (a recent key is made once more). */
 class Memo<T> {
   private readonly values = new Map<string, T>();
 
@@ -178,7 +178,8 @@ class Memo<T> {
     let value = this.values.get(key);
     if (value === undefined) {
       value = make();
-      if (this.values.size >= this.size) this.values.delete(this.values.keys().next().value as string);
+      // Cleared whole rather than oldest first: taking a Map's first key after many deletes walks them.
+      if (this.values.size >= this.size) this.values.clear();
       this.values.set(key, value);
     }
     return value;
