@@ -16,6 +16,8 @@ export interface DispatchView {
   error: string | null;
   logs: string[];
   at: string;
+  /** Why the event was not sent to the integration (`paused`); null when it was. */
+  skipped: string | null;
 }
 
 export function dispatchView(row: Selectable<Database['dispatches']>): DispatchView {
@@ -29,6 +31,7 @@ export function dispatchView(row: Selectable<Database['dispatches']>): DispatchV
     error: row.error,
     logs: JSON.parse(row.logs) as string[],
     at: new Date(row.at).toISOString(),
+    skipped: row.skipped ?? null,
   };
 }
 
