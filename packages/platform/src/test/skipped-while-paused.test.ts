@@ -137,6 +137,32 @@ describe.each(backends)('events skipped while paused, on $name', (backend) => {
     expect(seen).toEqual(['evt_before', 'evt_after', 'evt_resumed']);
   });
 
+  it('records it too for an event stored unrouted and routed later by the dispatcher’s loop', async () => {
+    expect((await ada('POST', `/v1/installations/${space}/pause`)).body.status).toBe('paused');
+    const event = { type: 'space_content_updated', eventId: 'evt_routed_later', spaceId: 's1', revisionId: 'r3' };
+    // As ingest stores an event while no dispatcher runs on its node: unrouted, for the loop.
+    await platform.ctx.write((trx) =>
+      trx
+        .insertInto('events')
+        .values({
+          event_id: event.eventId,
+          type: event.type,
+          payload: JSON.stringify(event),
+          received_at: Date.now(),
+          routed_at: null,
+        })
+        .execute(),
+    );
+    platform.ctx.wake('events');
+    const trace = await ended('evt_routed_later');
+    expect(trace.installations).toEqual([
+      { installationId: space, outcome: 'skipped: paused', dispatchedAt: expect.any(String) },
+    ]);
+    expect(trace.dispatches).toEqual([expect.objectContaining({ host: 'platform', skipped: 'paused' })]);
+    expect((await ada('POST', `/v1/installations/${space}/resume`)).body.status).toBe('active');
+    expect(seen).not.toContain('evt_routed_later');
+  });
+
   it('records nothing for an event the paused installation would not have received', async () => {
     await ada('POST', `/v1/installations/${space}/pause`);
     // The integration handles only space_content_updated: it was never owed this one.
