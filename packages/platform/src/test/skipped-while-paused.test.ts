@@ -137,6 +137,31 @@ describe.each(backends)('events skipped while paused, on $name', (backend) => {
     expect(seen).toEqual(['evt_before', 'evt_after', 'evt_resumed']);
   });
 
+  it('records every event of a batch too large for one statement (PostgreSQL: the transaction path)', async () => {
+    expect((await ada('POST', `/v1/installations/${space}/pause`)).body.status).toBe('paused');
+    const ids = Array.from({ length: 201 }, (_, i) => `evt_large_${i}`);
+    const batch = await admin('POST', '/v1/events/batch', {
+      events: ids.map((eventId) => ({ type: 'space_content_updated', eventId, spaceId: 's1', revisionId: 'r4' })),
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const skipped = await until('every line of the batch', async () => {
+      const first = await fetch(`${platform.url}/v1/installations/${space}/dispatches?limit=200&system=false`, {
+        headers: { authorization: `Bearer ${platform.adminToken}` },
+      });
+      const cursor = first.headers.get('x-next-cursor');
+      const rest = cursor
+        ? (await admin('GET', `/v1/installations/${space}/dispatches?limit=200&system=false&cursor=${cursor}`)).body
+        : [];
+      const lines = [...((await first.json()) as { eventId: string; skipped: string | null }[]), ...rest];
+      const large = lines.filter((line: { eventId: string }) => line.eventId.startsWith('evt_large_'));
+      return large.length === ids.length ? large : undefined;
+    });
+    expect(new Set(skipped.map((line: { skipped: string | null }) => line.skipped))).toEqual(new Set(['paused']));
+    expect((await ended('evt_large_200')).installations[0].outcome).toBe('skipped: paused');
+    expect((await ada('POST', `/v1/installations/${space}/resume`)).body.status).toBe('active');
+    expect(seen.some((id) => id.startsWith('evt_large_'))).toBe(false);
+  });
+
   it('records it too for an event stored unrouted and routed later by the dispatcher’s loop', async () => {
     expect((await ada('POST', `/v1/installations/${space}/pause`)).body.status).toBe('paused');
     const event = { type: 'space_content_updated', eventId: 'evt_routed_later', spaceId: 's1', revisionId: 'r3' };
