@@ -215,3 +215,69 @@ describe.each(backends)('events skipped while paused, on $name', (backend) => {
     await ada('POST', `/v1/installations/${space}/resume`);
   });
 });
+
+describe.each(backends)('an event still waiting when its installation is paused, on $name', (backend) => {
+  let platform: RunningPlatform;
+  let cleanup: () => Promise<void>;
+  const seen: string[] = [];
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+
+  afterAll(async () => {
+    release();
+    await platform?.close();
+    await cleanup?.();
+  });
+
+  it('is skipped when its turn comes, with its line in the dispatch log', async () => {
+    const fresh = await backend.fresh();
+    cleanup = fresh.cleanup;
+    // One dispatch at a time per installation: the second event waits behind the first, held.
+    const gated = createIntegration({
+      events: {
+        space_content_updated: async (event) => {
+          seen.push(event.eventId);
+          if (event.eventId === 'evt_holds') await held;
+        },
+      },
+    });
+    platform = await startPlatform(
+      { ...fresh.config, tuning: { ...fresh.config.tuning, dispatchPerInstallation: 1 } },
+      { inProcess: new Map([['gated', gated]]) },
+    );
+    const admin = client(platform.url, platform.adminToken);
+    await admin('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+    await admin('POST', '/v1/orgs/acme/spaces', { id: 's1', title: 'Space one' });
+    const token = (await admin('POST', '/v1/users', { id: 'ada', name: 'Ada' })).body.token;
+    await admin('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
+    const ada = client(platform.url, token);
+    await ada('POST', '/v1/integrations', { manifest: manifest('gated'), script: '// in-process' });
+    const org = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'gated' })).body.id;
+    const space = (await ada('POST', `/v1/installations/${org}/spaces/s1`)).body.id;
+    const send = (eventId: string) =>
+      admin('POST', '/v1/events', { type: 'space_content_updated', eventId, spaceId: 's1', revisionId: 'r' });
+
+    await send('evt_holds');
+    await until('the first event to be in its handler', async () => (seen.includes('evt_holds') ? true : undefined));
+    await send('evt_waits');
+    const waiting = await until('the second event to be owed', async () => {
+      const { body } = await admin('GET', '/v1/events/evt_waits');
+      return body.installations?.length === 1 ? body.installations[0] : undefined;
+    });
+    expect(waiting).toMatchObject({ installationId: space, dispatchedAt: null });
+    expect((await ada('POST', `/v1/installations/${space}/pause`)).body.status).toBe('paused');
+    release();
+
+    const trace = await until('the second event to end', async () => {
+      const { body } = await admin('GET', '/v1/events/evt_waits');
+      return body.installations?.[0]?.dispatchedAt ? body : undefined;
+    });
+    expect(trace.installations[0].outcome).toBe('skipped: paused');
+    expect(trace.dispatches).toEqual([
+      expect.objectContaining({ installationId: space, host: 'platform', status: 0, skipped: 'paused' }),
+    ]);
+    expect(seen).toEqual(['evt_holds']);
+  }, 60_000);
+});
