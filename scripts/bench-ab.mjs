@@ -1,15 +1,18 @@
 // A/B of the delivery pipeline between two built checkouts, alternating: A, B, A, B…
 //
-//   node scripts/bench-ab.mjs <checkout A> <checkout B> [rounds]
+//   node scripts/bench-ab.mjs <checkout A> <checkout B> [rounds] [--throughput-only]
 //
-// Each round runs each checkout's own `benchDeliveries` (scripts/bench-deliveries.mjs) in a process
-// of its own, on SQLite and (with PORTICO_TEST_DATABASE_URL or PORTICO_BENCH_DATABASE_URL) on
+// With --throughput-only each run stops after the throughput runs (one event per request, then
+// batches): a quicker A/B of deliveries per second and CPU per delivered event.
+// Each round runs this checkout's `benchDeliveries` (scripts/bench-deliveries.mjs) against each
+// checkout's server (PORTICO_BENCH_TREE), in a process of its own, on SQLite and (with PORTICO_TEST_DATABASE_URL or PORTICO_BENCH_DATABASE_URL) on
 // PostgreSQL, without the step search; then prints one line per run and a Markdown table. Build both
 // checkouts first (`npm ci && npm run build` in each).
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
-const [a, b, roundsText = '2'] = process.argv.slice(2);
+const throughputOnly = process.argv.includes('--throughput-only');
+const [a, b, roundsText = '2'] = process.argv.slice(2).filter((arg) => arg !== '--throughput-only');
 if (!a || !b) {
   console.error('usage: node scripts/bench-ab.mjs <checkout A> <checkout B> [rounds]');
   process.exit(2);
@@ -20,9 +23,9 @@ const rounds = Number(roundsText);
 // One run: this script again, as a child, with the checkout to measure.
 if (process.env.PORTICO_AB_TREE) {
   const tree = process.env.PORTICO_AB_TREE;
-  process.chdir(tree);
-  const { benchDeliveries } = await import(`${tree}/scripts/bench-deliveries.mjs`);
-  const results = await benchDeliveries({ steps: [], steadySeconds: 5, noisySeconds: 5 });
+  process.env.PORTICO_BENCH_TREE = tree;
+  const { benchDeliveries } = await import('./bench-deliveries.mjs');
+  const results = await benchDeliveries({ steps: [], steadySeconds: 5, noisySeconds: 5, throughputOnly });
   for (const r of results) {
     const line = {
       tree,
@@ -43,12 +46,16 @@ if (process.env.PORTICO_AB_TREE) {
 const runs = [];
 for (let round = 0; round < rounds; round++) {
   for (const tree of trees) {
-    const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, a, b], {
-      env: { ...process.env, PORTICO_AB_TREE: tree },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const child = spawnSync(
+      process.execPath,
+      [new URL(import.meta.url).pathname, a, b, ...(throughputOnly ? ['--throughput-only'] : [])],
+      {
+        env: { ...process.env, PORTICO_AB_TREE: tree },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     if (child.status !== 0) throw new Error(`the run of ${tree} failed (exit ${child.status})`);
     for (const line of child.stdout.split('\n')) {
       if (!line.startsWith('AB ')) continue;
@@ -63,6 +70,6 @@ console.log('\n| Checkout | Back end | One per request | CPU / event | Batches |
 console.log('|---|---|---|---|---|---|---|');
 for (const r of runs) {
   console.log(
-    `| ${r.tree} | ${r.label} | ${Math.round(r.single)} / s | ${cpu(r.singleCpu)} ms | ${r.batch ? `${Math.round(r.batch)} / s` : '—'} | ${cpu(r.batchCpu)} ms | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} ms |`,
+    `| ${r.tree} | ${r.label} | ${Math.round(r.single)} / s | ${cpu(r.singleCpu)} ms | ${r.batch ? `${Math.round(r.batch)} / s` : '—'} | ${cpu(r.batchCpu)} ms | ${r.p50 === undefined ? '—' : `${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} ms`} |`,
   );
 }

@@ -6,6 +6,7 @@
 import { createServer as createTcpServer } from 'node:net';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import {
+  countersMoved,
   cpuPerEvent,
   latenciesOf,
   measureDirect,
@@ -16,6 +17,7 @@ import {
   postgresCpu,
   receivedBy,
   rssMiB,
+  scrapeCounters,
   sendSteadily,
   sleep,
   startServer,
@@ -61,7 +63,7 @@ export const DELIVERY_SETTINGS = {
 const DRAIN_LIMIT_MS = 120_000;
 
 async function benchBackend(label, env, o) {
-  const { child, call } = await startServer(env);
+  const { child, call, url } = await startServer(env);
   const databaseCpu = env.PORTICO_DATABASE_URL ? await postgresCpu(env.PORTICO_DATABASE_URL) : undefined;
   // PostgreSQL's transactions and rows per event (for the Peers section); none on SQLite.
   const activity = env.PORTICO_DATABASE_URL ? postgresActivity(env.PORTICO_DATABASE_URL) : async () => undefined;
@@ -125,18 +127,32 @@ async function benchBackend(label, env, o) {
     // Throughput, one event per request: `events` events from `senders` senders, until the last is received.
     const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);
     let counts = await activity();
+    const scraped = await scrapeCounters(url);
     let cpu = cpuPerEvent(child.pid, databaseCpu);
     let started = performance.now();
     let next = 0;
     const sendSingles = async () => {
       while (next < o.events) await call('POST', '/v1/events', event(singleIds[next++]));
     };
+    // `GET /metrics` halfway, as an operator's scraper would: what it shows has moved.
+    const halfway = (async () => {
+      const until = performance.now() + DRAIN_LIMIT_MS;
+      while (next < o.events / 2 && performance.now() < until) await sleep(20);
+      return scrapeCounters(url);
+    })();
     await Promise.all(Array.from({ length: o.senders }, sendSingles));
     await untilReceived(singleIds, 'one event per request');
     const endToEnd = (o.events * 1000) / (performance.now() - started);
     const singleCpu = cpu(o.events);
     const singleStore = perEvent(counts, await activity(), o.events);
+    const metricsMoved = {
+      halfway: countersMoved(scraped, await halfway),
+      end: countersMoved(scraped, await scrapeCounters(url)),
+    };
     console.log(`  ${label}: ${Math.round(endToEnd)} deliveries / s end to end (POST /v1/events)`);
+    console.log(
+      `  ${label}: /metrics halfway ${JSON.stringify(metricsMoved.halfway)}, at the end ${JSON.stringify(metricsMoved.end)}`,
+    );
 
     // Throughput, batches: the same number of events in requests of `batchSize`, all sent at once.
     const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);
@@ -167,6 +183,8 @@ async function benchBackend(label, env, o) {
       if (!/\b404\b/.test(error.message)) throw error;
       console.warn(`  ${label}: POST /v1/events/batch is not served: batches not measured`);
     }
+    // A/B runs compare throughput and CPU only.
+    if (o.throughputOnly) return { label, endToEnd, singleCpu, singleStore, batch, metricsMoved };
 
     // The ceiling and the latency floor: the engine's HTTP client posting the same signed bodies
     // straight to the same receiver.
@@ -294,6 +312,7 @@ async function benchBackend(label, env, o) {
       endToEnd,
       singleCpu,
       singleStore,
+      metricsMoved,
       batch,
       ceiling,
       floor,
@@ -320,5 +339,5 @@ async function benchBackend(label, env, o) {
 
 export async function benchDeliveries(options = {}) {
   const o = { ...DELIVERY_SETTINGS, ...options };
-  return onEachBackend((label, env) => benchBackend(label, env, o));
+  return onEachBackend((label, env) => benchBackend(label, env, o), o.env);
 }

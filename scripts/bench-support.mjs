@@ -9,7 +9,10 @@ import { postWebhook } from '@portico/platform';
 import { sign } from '@portico/webhooks';
 import pg from 'pg';
 
-const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
+// The server measured: this checkout's, or another built checkout's (PORTICO_BENCH_TREE, bench-ab.mjs).
+const bin = process.env.PORTICO_BENCH_TREE
+  ? `${process.env.PORTICO_BENCH_TREE}/packages/cli/dist/bin.js`
+  : new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -459,4 +462,35 @@ export function postgresActivity(url, settleMs = 2500) {
 export function perEvent(before, after, events) {
   if (before === undefined || after === undefined) return undefined;
   return Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / events]));
+}
+
+/**
+ * The pipeline's counters from the server's `GET /metrics` (Prometheus text), summed over their
+ * labels: what an operator scraping during the benchmark sees move.
+ */
+export async function scrapeCounters(url) {
+  const response = await fetch(`${url}/metrics`);
+  if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
+  const text = await response.text();
+  const sum = (name, labels = '') => {
+    let total = 0;
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(name) || line.startsWith('#')) continue;
+      const [series, value] = line.split(' ');
+      if ((series === name || series.startsWith(`${name}{`)) && series.includes(labels)) total += Number(value);
+    }
+    return total;
+  };
+  return {
+    ingested: sum('portico_events_ingested_total'),
+    dispatches: sum('portico_dispatches_total'),
+    attempts: sum('portico_delivery_attempts_total'),
+    delivered: sum('portico_deliveries_total', 'outcome="delivered"'),
+    receipts: sum('portico_ingest_to_receipt_seconds_count'),
+  };
+}
+
+/** How much each counter moved between two scrapes. */
+export function countersMoved(before, after) {
+  return Object.fromEntries(Object.keys(after).map((key) => [key, after[key] - before[key]]));
 }

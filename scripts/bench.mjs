@@ -11,6 +11,7 @@ import { benchDeliveries, DELIVERY_SETTINGS } from './bench-deliveries.mjs';
 import { benchDev, DEV_SETTINGS } from './bench-dev.mjs';
 import { benchDispatch } from './bench-dispatch.mjs';
 import { benchIdleMemory, IDLE_SETTINGS } from './bench-idle-memory.mjs';
+import { benchObservability, OBSERVABILITY_SETTINGS, observabilityRows } from './bench-observability.mjs';
 import { benchPeers, PEER_SETTINGS, peerRows } from './bench-peers.mjs';
 
 const exampleDir = new URL('../examples/hello-world/', import.meta.url);
@@ -243,6 +244,10 @@ const engineRows = deliveryResults.map(
     `| ${r.label} | ${rate(r.engine.perSecond)} / s | ${rate(r.endToEnd)} / s | ${lat(r.engine.p50)} | ${lat(r.engine.p99)} |`,
 );
 for (const row of [...peerTable.systems, ...peerTable.ratios, ...engineRows]) console.log(row);
+
+console.log('Metrics and tracing (tracing off and on, alternating)…');
+const observability = observabilityRows(await benchObservability());
+for (const row of [...observability.rows, ...observability.summary]) console.log(row);
 
 const I = IDLE_SETTINGS;
 console.log(`Idle memory (${I.integrations} integrations in workerd, PORTICO_WORKER_IDLE_SECONDS=${I.idleSeconds})…`);
@@ -491,6 +496,21 @@ or dispatch, beside the whole pipeline; latency at ${D.steadyRate} / s from aski
 | Store | Engine alone | End to end | Engine alone p50 | p99 |
 |---|---|---|---|---|
 ${engineRows.join('\n')}
+
+## Metrics and tracing
+
+What observability costs the pipeline (scripts/bench-observability.mjs). Metrics are always on:
+their work per delivered event (the counters and histograms of its ingest, dispatch and attempt) is
+timed in the benchmark process and set beside the server's CPU per delivered event. Tracing: the
+delivery benchmark's throughput runs (${count(OBSERVABILITY_SETTINGS.events)} events one per request, then in batches), tracing off
+and on (OTLP/HTTP protobuf to a receiver on 127.0.0.1, every span sampled), alternating for
+${OBSERVABILITY_SETTINGS.rounds} rounds on each back end.
+
+| Back end | Tracing | Round | One per request | Server CPU / event | Batches |
+|---|---|---|---|---|---|
+${observability.rows.join('\n')}
+
+${observability.summary.join('\n')}
 `;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
 console.log('wrote BENCHMARKS.md');

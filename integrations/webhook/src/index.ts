@@ -13,7 +13,7 @@ import {
   type SiteViewEvent,
   type SpaceContentUpdatedEvent,
 } from '@portico/runtime';
-import { parseHeaderLines } from '@portico/webhooks';
+import { deliveryPolicy, isDeliveryPolicyName, parseHeaderLines } from '@portico/webhooks';
 
 type WebhookEvent = SpaceContentUpdatedEvent | SiteViewEvent | PageFeedbackEvent;
 
@@ -74,6 +74,7 @@ async function requestDelivery(
     type: string;
     payload: Record<string, unknown>;
     headers?: Record<string, string>;
+    policy?: string;
   },
 ) {
   const response = await context.api.request(
@@ -105,6 +106,10 @@ async function forward(event: WebhookEvent, context: Context): Promise<void> {
     type: event.type,
     payload: payloadOf(event, environment.id),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    // The delivery keeps the policy in force now; a change applies to deliveries asked for afterwards.
+    ...(isDeliveryPolicyName(environment.configuration.delivery_policy)
+      ? { policy: environment.configuration.delivery_policy }
+      : {}),
   });
 }
 
@@ -136,7 +141,17 @@ const configuration = createComponent({
         : selected.length === 0
           ? `Nothing is sent to ${url}: no event is selected.`
           : `Sends ${selected.map((type) => LABELS[type].toLowerCase()).join(' and ')} to ${url}.`;
-    return { type: 'configuration', children: [{ type: 'text', children: summary }] };
+    // The chosen policy's schedule in words (the default, standard, when none is chosen).
+    const retries = deliveryPolicy(
+      typeof environment.configuration.delivery_policy === 'string' ? environment.configuration.delivery_policy : null,
+    );
+    return {
+      type: 'configuration',
+      children: [
+        { type: 'text', children: summary },
+        { type: 'text', children: `Retries: ${retries.summary}` },
+      ],
+    };
   },
 });
 

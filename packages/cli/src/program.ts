@@ -309,14 +309,19 @@ Prints each installation as ID TARGET-TYPE TARGET STATUS. ${EXIT_STATUS('install
       .command('configure')
       .description('Set configuration properties of an installation and print its status.')
       .argument('<installation>', 'the installation')
-      .argument('<key=value...>', 'properties; values are JSON when they parse (true, 3, null removes), else strings')
+      .argument('[key=value...]', 'properties; values are JSON when they parse (true, 3, null removes), else strings')
+      .option(
+        '--delivery-policy <name>',
+        'a webhook installation: how long failed deliveries are retried, standard (1, 2, 4 s) or extended (up to 3 days)',
+      )
       .option('--json', 'print { status, configuration, errors } as JSON'),
   )
     .addHelpText(
       'after',
       `
-Example:
+Examples:
   portico configure inst_123 url=https://example.com/hook site_view=true
+  portico configure inst_123 --delivery-policy extended
 
 ${EXIT_STATUS('saved (also when still pending)')}
 `,

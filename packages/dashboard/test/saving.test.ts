@@ -85,6 +85,7 @@ describe('nothing wrong is saved', { timeout: 120_000 }, () => {
       space_content_updated: false,
       site_view: false,
       page_feedback: false,
+      delivery_policy: 'standard',
     });
   });
 

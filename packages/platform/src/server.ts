@@ -9,6 +9,7 @@ import { OperatorAlerts } from './alerts/operator-alerts.js';
 import { BUILTINS, publishBuiltins } from './builtins.js';
 import { checkAlertUrl, type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
+import { adoptOlderDeliveries } from './delivery/endpoints.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Hosts } from './dispatch/integration-registry.js';
 import { createEgress } from './hosts/egress.js';
@@ -164,9 +165,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   };
   if (hosts.workerd.orphanWarning) logger.warn(hosts.workerd.orphanWarning);
   await publishBuiltins(ctx);
-  // Operator alerts, when PORTICO_ALERT_URL is set: deliveries of the engine made below (decision 034).
-  const alerts =
-    config.alertUrl === undefined ? undefined : await OperatorAlerts.start({ ctx, url: config.alertUrl, logger });
+  // Alerts to PORTICO_ALERT_URL when set, and to organizations' alert URLs: deliveries of the engine made below (decisions 034, 036).
+  const alerts = await OperatorAlerts.start({ ctx, url: config.alertUrl, logger });
   ctx.alerts = alerts;
   const dispatcher = new Dispatcher({
     ctx,
@@ -199,7 +199,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   });
   // Deliveries asked for on this node go to its engine (it takes them once it runs).
   ctx.deliveries = deliveries.intake;
-  await deliveries.adoptOlderDeliveries();
+  await adoptOlderDeliveries(ctx);
   const recoveries = new RecoveryRunner({ ctx, logger });
   metrics.watch({
     db: ctx.db,

@@ -67,7 +67,7 @@ export interface ServiceContext {
   metrics?: Pick<PlatformMetrics, 'eventsStored' | 'dispatchSettled'> | undefined;
   /** Traces events (observability/tracing.ts); unset when tracing is off. */
   tracing?: Pick<PipelineTracing, 'ingest'> | undefined;
-  /** Operator alerts (alerts/operator-alerts.ts); unset when PORTICO_ALERT_URL is not. */
+  /** Operator and organization alerts (alerts/operator-alerts.ts); unset in a context without a server. */
   alerts?: AlertHooks | undefined;
 }
 

@@ -39,7 +39,8 @@ export interface IntegrationDefinition {
 
 /** What the integration handles, answered at `GET /v1` so the platform can route events. */
 export interface IntegrationDescriptor {
-  runtime: 'portico';
+  /** Who described it: the SDK (`GET /v1`), or the platform from a GitBook-dialect manifest. */
+  runtime: 'portico' | 'gitbook';
   versions: readonly string[];
   fetch: boolean;
   events: string[];

@@ -227,6 +227,16 @@ export interface FetchEvent extends BaseEvent {
   request: { method: string; url: string; headers: [string, string][] };
 }
 
+/**
+ * A site asks for the script the integration publishes into its pages (scope `site:script:inject`,
+ * internal): the answer's body is the script. Sent to a site installation, synchronously, when
+ * `GET /v1/installations/{id}/published-script` has no current copy.
+ */
+export interface FetchPublishedScriptEvent extends BaseEvent {
+  type: 'fetch_published_script';
+  siteId: string;
+}
+
 /** The events an integration can register handlers for in `createIntegration({ events })`. */
 export type RuntimeEvent =
   | InstallationSetupEvent
@@ -247,7 +257,7 @@ export type RuntimeEventType = RuntimeEvent['type'];
 export type EventOfType<T extends RuntimeEventType> = Extract<RuntimeEvent, { type: T }>;
 
 /** Everything that can arrive in an envelope's `event` part. */
-export type PlatformEvent = RuntimeEvent | UIRenderEvent | FetchEvent;
+export type PlatformEvent = RuntimeEvent | UIRenderEvent | FetchEvent | FetchPublishedScriptEvent;
 
 export interface Context<E extends Environment = Environment> {
   environment: E;

@@ -1,3 +1,4 @@
+import { DELIVERY_POLICIES, DELIVERY_POLICY_NAMES, isDeliveryPolicyName } from '@portico/webhooks';
 import { ServerFailure } from '../api-client.js';
 import { resolveTarget, type ServerOptions } from '../api-target.js';
 import { CommandError, EXIT_OK, runCommand, usage } from '../command-error.js';
@@ -7,6 +8,8 @@ import { withPath } from '../property-problem.js';
 
 export interface ConfigureOptions extends ServerOptions {
   json?: boolean;
+  /** A webhook installation's delivery policy: sets `delivery_policy`. */
+  deliveryPolicy?: string;
 }
 
 interface ConfigurationResult {
@@ -18,7 +21,8 @@ interface ConfigurationResult {
 /**
  * `portico configure INSTALLATION key=value…`: sets configuration properties (PATCH
  * /v1/installations/{id}/configuration): each value is read as JSON when it is JSON (`true`, `3`,
- * `null` removes the property, `"007"` keeps a string), else taken as the string it is. Prints the
+ * `null` removes the property, `"007"` keeps a string), else taken as the string it is;
+ * `--delivery-policy NAME` sets a webhook installation's `delivery_policy`. Prints the
  * installation's status and what keeps it pending. Exit status: 0 saved (also when still pending),
  * 1 refused (the property the server refused named), 2 usage.
  */
@@ -41,6 +45,22 @@ export function configure(
       const key = setting.slice(0, equals);
       if (key in patch) throw usage(`${key} is set twice`);
       patch[key] = jsonOrString(setting.slice(equals + 1));
+    }
+    if (options.deliveryPolicy !== undefined) {
+      if (!isDeliveryPolicyName(options.deliveryPolicy)) {
+        const choices = DELIVERY_POLICY_NAMES.map((name) => `  ${DELIVERY_POLICIES[name].summary}`).join('\n');
+        throw usage(
+          `--delivery-policy must be one of ${DELIVERY_POLICY_NAMES.join(', ')}, not "${options.deliveryPolicy}":\n${choices}`,
+        );
+      }
+      if ('delivery_policy' in patch)
+        throw usage('delivery_policy is set twice: give --delivery-policy or delivery_policy=…');
+      patch.delivery_policy = options.deliveryPolicy;
+    }
+    if (Object.keys(patch).length === 0) {
+      throw usage(
+        'nothing to set: give properties as name=value (e.g. url=https://example.com/hook) or --delivery-policy',
+      );
     }
     const { client } = resolveTarget(options, io, env);
     let result: ConfigurationResult;

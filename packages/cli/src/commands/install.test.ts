@@ -57,6 +57,27 @@ describe('portico install and configure', () => {
     expect(JSON.parse(removed.stdout).configuration).not.toHaveProperty('space_content_updated');
   });
 
+  it('sets a webhook installation’s delivery policy with --delivery-policy; a bad one changes nothing', async () => {
+    const extended = await portico(['configure', space, '--delivery-policy', 'extended', '--json', ...as()]);
+    expect(extended.code, extended.stderr).toBe(0);
+    expect(JSON.parse(extended.stdout).configuration.delivery_policy).toBe('extended');
+    const bad = await portico(['configure', space, '--delivery-policy', 'Weekly', ...as()]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /^portico configure: --delivery-policy must be one of standard, extended, not "Weekly":/,
+    );
+    expect(bad.stderr).toMatch(/Standard: the first attempt, then retries after 1, 2 and 4 seconds/);
+    expect(bad.stderr).toMatch(/Extended: the first attempt, then retries after 5 s/);
+    // The server judges a value given as key=value, naming the property and the choices.
+    const refused = await portico(['configure', space, 'delivery_policy=weekly', ...as()]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/nothing was saved: .*`delivery_policy` must be one of standard, extended/);
+    expect((await world.api('GET', `/v1/installations/${space}`)).configuration.delivery_policy).toBe('extended');
+    const standard = await portico(['configure', space, '--delivery-policy', 'standard', ...as()]);
+    expect(standard.code, standard.stderr).toBe(0);
+    expect((await world.api('GET', `/v1/installations/${space}`)).configuration.delivery_policy).toBe('standard');
+  });
+
   it('prints the server’s refusal naming the property, with exit status 1, and saves nothing', async () => {
     const result = await portico(['configure', space, 'urll=https://x.example', ...as()]);
     expect(result.code).toBe(1);
@@ -77,7 +98,15 @@ describe('portico install and configure', () => {
       [['install', 'webhook'], /give the organization to install into with --org ORG/],
       [['configure', space, 'url'], /"url" is not key=value: give each property as name=value/],
       [['configure', space, 'url=a', 'url=b'], /url is set twice/],
-      [['configure', space], /missing required argument 'key=value/],
+      [['configure', space], /nothing to set: give properties as name=value .* or --delivery-policy/],
+      [
+        ['configure', space, '--delivery-policy', 'weekly'],
+        /--delivery-policy must be one of standard, extended, not "weekly"/,
+      ],
+      [
+        ['configure', space, '--delivery-policy', 'extended', 'delivery_policy=standard'],
+        /delivery_policy is set twice/,
+      ],
     ] as [string[], RegExp][]) {
       const result = await portico([...args, ...as()]);
       expect(result.stderr).toMatch(message);

@@ -1,6 +1,7 @@
 /**
  * Operator alerts (decision 034): `delivery.failed`, `endpoint.disabled`, `endpoint.recovered` and
- * `integration.circuit_opened`, each a signed JSON POST to `PORTICO_ALERT_URL`.
+ * `integration.circuit_opened`, each a signed JSON POST to `PORTICO_ALERT_URL`, and to the alert URL
+ * of the organization of the installation it is about, when its admins set one (decision 036).
  *
  * An alert is a delivery of Portico's own delivery engine, asked for like any other
  * (`requestDelivery`): a durable row, signed with `X-Platform-Signature`, retried in the spec's
@@ -9,9 +10,14 @@
  * built-in `portico` organization, made at start when the setting is there. Its signing secret
  * is the operator's to read and rotate (`GET /v1/installations/portico-alerts/signing-secret`).
  *
- * Alerts never go to the endpoint they are about: the alert endpoint is the alerts installation's,
- * and an alert about an endpoint whose URL is the alert URL itself is not sent. Nothing about the
- * alerts installation's own deliveries or endpoint is alerted, so an alert that fails makes no alert.
+ * An organization's alerts are deliveries of its own alerts installation (`portico-alerts-<org>`,
+ * made when an admin first sets its URL, in the built-in organization like the operator's), signed
+ * with that installation's secret, which the organization's admins read
+ * (`GET /v1/orgs/{org}/alert-url/signing-secret`): one organization never sees another's alerts.
+ *
+ * Alerts never go to the endpoint they are about: the alert endpoints are the alerts installations',
+ * and an alert about an endpoint whose URL is an alert URL itself is not sent there. Nothing about
+ * an alerts installation's own deliveries or endpoint is alerted, so an alert that fails makes no alert.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -23,8 +29,16 @@ import * as repository from '../storage/repositories/alerts.js';
 import type { ServiceContext } from '../types.js';
 import type { AlertHooks, CircuitOpened } from './alert-hooks.js';
 
-/** The installation alert deliveries belong to. */
+/** The installation the operator's alert deliveries belong to. */
 export const ALERTS_INSTALLATION_ID = 'portico-alerts';
+
+/** The installation an organization's alert deliveries belong to. */
+export const organizationAlertsInstallationId = (organizationId: string) =>
+  `${ALERTS_INSTALLATION_ID}-${organizationId}`;
+
+/** Whether the installation is one alerts are delivered for (the operator's or an organization's). */
+export const isAlertsInstallation = (installationId: string) =>
+  installationId === ALERTS_INSTALLATION_ID || installationId.startsWith(`${ALERTS_INSTALLATION_ID}-`);
 
 export type AlertType = 'delivery.failed' | 'endpoint.disabled' | 'endpoint.recovered' | 'integration.circuit_opened';
 
@@ -54,12 +68,15 @@ export interface OperatorAlert {
 
 export interface OperatorAlertsOptions {
   ctx: ServiceContext;
-  /** PORTICO_ALERT_URL. */
-  url: string;
+  /** PORTICO_ALERT_URL; undefined: only organizations' alert URLs get alerts. */
+  url: string | undefined;
   logger?: Logger | undefined;
 }
 
 type Facts = NonNullable<Awaited<ReturnType<typeof repository.installationFacts>>>;
+
+/** Where the organization of the installation an alert is about wants its alerts (both null: nowhere). */
+type OrganizationAlert = Pick<Facts, 'org_alert_url' | 'org_alert_installation'>;
 
 const installationOf = (facts: Facts): OperatorAlert['installation'] => ({
   id: facts.installation_id,
@@ -78,7 +95,7 @@ const sameUrl = (a: string, b: string) => {
 
 export class OperatorAlerts implements AlertHooks {
   private readonly ctx: ServiceContext;
-  private readonly url: string;
+  private readonly url: string | undefined;
   private readonly logger: Logger | undefined;
   /** Alerts being read or written now (`drain` waits for them). */
   private readonly underWay = new Set<Promise<void>>();
@@ -89,9 +106,13 @@ export class OperatorAlerts implements AlertHooks {
     this.logger = options.logger;
   }
 
-  /** Makes the alerts installation exist (after the built-ins are published) and answers the alerts. */
+  /**
+   * Makes the operator's alerts installation exist when PORTICO_ALERT_URL is set (after the
+   * built-ins are published) and answers the alerts.
+   */
   static async start(options: OperatorAlertsOptions): Promise<OperatorAlerts> {
     const { ctx } = options;
+    if (options.url === undefined) return new OperatorAlerts(options);
     const there = await repository.ensureAlertsInstallation(ctx.db, {
       id: ALERTS_INSTALLATION_ID,
       organizationId: BUILTIN_ORGANIZATION,
@@ -117,7 +138,7 @@ export class OperatorAlerts implements AlertHooks {
     this.inBackground('delivery', async () => {
       const ended = await repository.endedDelivery(this.ctx.db, deliveryId);
       // An alert's own delivery failing makes no alert.
-      if (ended === undefined || ended.installation_id === ALERTS_INSTALLATION_ID) return;
+      if (ended === undefined || isAlertsInstallation(ended.installation_id)) return;
       if (ended.status !== 'failed') return;
       const endpoint =
         ended.endpoint_id === null
@@ -131,7 +152,7 @@ export class OperatorAlerts implements AlertHooks {
         circuit: null,
       };
       if (disabledEndpoint && ended.endpoint_id !== null) {
-        await this.send(ended.url, {
+        await this.send(ended, ended.url, {
           eventId: `endpoint.disabled:${ended.endpoint_id}:${ended.disabled_at ?? 0}`,
           type: 'endpoint.disabled',
           ...common,
@@ -141,7 +162,7 @@ export class OperatorAlerts implements AlertHooks {
       }
       // Failed because its endpoint is disabled: `endpoint.disabled` said so once, for all of them.
       if (ended.disabled_at !== null) return;
-      await this.send(ended.url, {
+      await this.send(ended, ended.url, {
         eventId: `delivery.failed:${ended.id}`,
         type: 'delivery.failed',
         ...common,
@@ -151,13 +172,13 @@ export class OperatorAlerts implements AlertHooks {
   }
 
   async endpointEnabling(installationId: string, endpointId: string): Promise<(() => void) | undefined> {
-    if (installationId === ALERTS_INSTALLATION_ID) return undefined;
+    if (isAlertsInstallation(installationId)) return undefined;
     const before = await repository.endpointWithInstallation(this.ctx.db, installationId, endpointId);
     if (before === undefined || before.disabled_at === null) return undefined;
     return () => {
       const at = this.ctx.now();
       this.inBackground('endpoint', () =>
-        this.send(before.url, {
+        this.send(before, before.url, {
           eventId: `endpoint.recovered:${before.id}:${at}`,
           type: 'endpoint.recovered',
           installation: installationOf(before),
@@ -174,7 +195,7 @@ export class OperatorAlerts implements AlertHooks {
   circuitOpened(opened: CircuitOpened): void {
     this.inBackground('circuit breaker', async () => {
       const facts = await repository.installationFacts(this.ctx.db, opened.row.installation_id);
-      await this.send(undefined, {
+      await this.send(facts, undefined, {
         eventId: `integration.circuit_opened:${opened.integration}:${opened.until}`,
         type: 'integration.circuit_opened',
         installation: facts === undefined ? null : installationOf(facts),
@@ -196,22 +217,40 @@ export class OperatorAlerts implements AlertHooks {
     while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
   }
 
-  /** Asks the delivery engine for the alert's delivery; `about` is the URL of the endpoint it is about. */
-  private async send(about: string | undefined, alert: Omit<OperatorAlert, 'occurredAt'>): Promise<void> {
-    if (about !== undefined && sameUrl(about, this.url)) {
-      this.logger?.warn(
-        { alert: alert.type, url: about },
-        'an operator alert about the alert URL itself is not sent (it never goes to the endpoint it is about)',
-      );
-      return;
+  /**
+   * Asks the delivery engine for the alert's deliveries: to the operator's alert URL, and to that of
+   * the organization (`to`) of the installation it is about. `about` is the URL of the endpoint it
+   * is about: an alert URL equal to it gets nothing.
+   */
+  private async send(
+    to: OrganizationAlert | undefined,
+    about: string | undefined,
+    alert: Omit<OperatorAlert, 'occurredAt'>,
+  ): Promise<void> {
+    const targets: { installationId: string; url: string }[] = [];
+    if (this.url !== undefined) targets.push({ installationId: ALERTS_INSTALLATION_ID, url: this.url });
+    if (to?.org_alert_url && to.org_alert_installation) {
+      targets.push({ installationId: to.org_alert_installation, url: to.org_alert_url });
     }
     const payload: OperatorAlert = { ...alert, occurredAt: new Date(this.ctx.now()).toISOString() };
-    await requestDelivery(this.ctx, { kind: 'admin' }, ALERTS_INSTALLATION_ID, {
-      url: this.url,
-      eventId: payload.eventId,
-      type: payload.type,
-      payload: payload as unknown as Record<string, unknown>,
-    });
+    const sent = await Promise.allSettled(
+      targets.map(async ({ installationId, url }) => {
+        if (about !== undefined && sameUrl(about, url)) {
+          this.logger?.warn(
+            { alert: alert.type, url: about, installation: installationId },
+            'an alert about the alert URL itself is not sent there (it never goes to the endpoint it is about)',
+          );
+          return;
+        }
+        await requestDelivery(this.ctx, { kind: 'admin' }, installationId, {
+          url,
+          eventId: payload.eventId,
+          type: payload.type,
+          payload: payload as unknown as Record<string, unknown>,
+        });
+      }),
+    );
+    for (const result of sent) if (result.status === 'rejected') throw result.reason;
   }
 
   private inBackground(about: string, work: () => Promise<void>): void {

@@ -5,12 +5,13 @@
 import { type ContentKitContext, type FetchEvent, isContentKitComplete, validateContentKit } from '@portico/runtime';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError } from '../errors/domain-error.js';
+import { integrationPublicPath } from '../gitbook/environment.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
-import { HostError } from '../hosts/host.js';
+import { HostError, type HostResponse } from '../hosts/host.js';
 import { authorizedInstallation, loadInstallation } from '../installations/load.js';
 import { loadIntegration } from '../integrations/read.js';
 import type { Principal, ServiceContext } from '../types.js';
-import { oauthGate } from './oauth-starts.js';
+import { flowCookie, oauthGate } from './oauth-starts.js';
 
 /** A host's failure as the API's error (502, or 504 for a timeout). */
 export function hostFailure(error: unknown): never {
@@ -55,11 +56,31 @@ export async function callPublicEndpoint(
       `the installation ${id} is paused; an organization admin can resume it`,
     );
   }
-  const { manifest } = await loadIntegration(ctx, installation.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, installation.integration_name);
   const gate = oauthGate(ctx, id, manifest, request);
   if (gate.kind === 'refused') return refusal(request, 403, gate.code, gate.message);
   const url = new URL(request.url);
   if (gate.kind === 'start') url.search = gate.search;
+  const { event, body } = await fetchEventOf(ctx, request, url, id);
+  const response = await dispatcher.send(installation, event, body).catch(hostFailure);
+  const cookies: string[] = [];
+  if (gate.kind === 'start') {
+    cookies.push(gate.setCookie);
+    // A GitBook-dialect OAuth handler has the provider send the browser back to its integration-wide
+    // endpoint (calls/integration-public-endpoints.ts): the flow's cookie goes there too.
+    if (gitbook !== undefined)
+      cookies.push(flowCookie(gate.flow, integrationPublicPath(installation.integration_name), gate.secure));
+  }
+  return integrationAnswer(request, response, cookies);
+}
+
+/** The `fetch` event (and body) of a request to a public endpoint, without the platform's headers and cookies. */
+export async function fetchEventOf(
+  ctx: ServiceContext,
+  request: Request,
+  url: URL,
+  installationId: string | undefined,
+): Promise<{ event: FetchEvent; body: Uint8Array | undefined }> {
   const headers = [...request.headers].flatMap(([name, value]): [string, string][] => {
     const lower = name.toLowerCase();
     // The platform's own headers (X-Portico-Completion) come only from the platform.
@@ -74,12 +95,23 @@ export async function callPublicEndpoint(
   const event: FetchEvent = {
     type: 'fetch',
     eventId: `req_${Date.now().toString(36)}`,
-    installationId: id,
+    ...(installationId !== undefined ? { installationId } : {}),
     request: { method: request.method, url: `${ctx.publicUrl}${url.pathname}${url.search}`, headers },
   };
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
   const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : undefined;
-  const response = await dispatcher.send(installation, event, body).catch(hostFailure);
+  return { event, body };
+}
+
+/**
+ * The integration's answer to a public request, as the platform hands it on: without hop-by-hop
+ * headers or the platform's cookies, in an origin of its own, with the platform's `cookies` added.
+ */
+export function integrationAnswer(
+  request: Request,
+  response: Pick<HostResponse, 'status' | 'headers' | 'body'>,
+  cookies: string[] = [],
+): Response {
   const out = new Headers();
   for (const [name, value] of response.headers) {
     const lower = name.toLowerCase();
@@ -88,10 +120,8 @@ export async function callPublicEndpoint(
     out.append(name, value);
   }
   out.append('content-security-policy', PUBLIC_PAGE_POLICY);
-  if (gate.kind === 'start') {
-    out.append('set-cookie', gate.setCookie);
-    out.set('cache-control', 'no-store');
-  }
+  for (const cookie of cookies) out.append('set-cookie', cookie);
+  if (cookies.length > 0) out.set('cache-control', 'no-store');
   const empty = request.method === 'HEAD' || response.status === 204 || response.status === 304;
   return new Response(empty ? null : (response.body as Uint8Array<ArrayBuffer>), {
     status: response.status,
@@ -100,7 +130,7 @@ export async function callPublicEndpoint(
 }
 
 /** A refusal a person in a browser can read (a page), or the error JSON for everyone else. */
-function refusal(request: Request, status: number, code: string, message: string): Response {
+export function refusal(request: Request, status: number, code: string, message: string): Response {
   const headers = { 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'" };
   if (!(request.headers.get('accept') ?? '').includes('text/html')) {
     return Response.json({ error: { code, message } }, { status, headers });

@@ -149,8 +149,11 @@ export async function startOAuth(
 export type OAuthGate =
   /** Not a path where a flow runs: handed on as it is. */
   | { kind: 'open' }
-  /** A valid start link: handed on without its parameter; the answer sets the flow's cookie. */
-  | { kind: 'start'; search: string; setCookie: string }
+  /**
+   * A valid start link: handed on without its parameter; the answer sets the flow's cookie
+   * (`setCookie`; `flowCookie` makes the same cookie for another path).
+   */
+  | { kind: 'start'; search: string; setCookie: string; flow: string; secure: boolean }
   /** The provider's redirect back (or another step) of a flow this browser started. */
   | { kind: 'flow' }
   /** Refused: a flow not started from the dashboard. */
@@ -196,12 +199,8 @@ export function oauthGate(
     }
     url.searchParams.delete(OAUTH_START_PARAM);
     const flow = sign(ctx, 'oauth-flow', { ...start, s: null, e: ctx.now() + FLOW_TTL_MS });
-    const secure = url.protocol === 'https:' || ctx.publicUrl.startsWith('https:') ? '; Secure' : '';
-    return {
-      kind: 'start',
-      search: url.search,
-      setCookie: `${OAUTH_FLOW_COOKIE}=${flow}; Max-Age=${FLOW_TTL_MS / 1000}; Path=${prefix}; HttpOnly; SameSite=Lax${secure}`,
-    };
+    const secure = url.protocol === 'https:' || ctx.publicUrl.startsWith('https:');
+    return { kind: 'start', search: url.search, setCookie: flowCookie(flow, prefix, secure), flow, secure };
   }
   const flow = opened(ctx, 'oauth-flow', cookieOf(request, OAUTH_FLOW_COOKIE));
   if (flow !== undefined && flow.i === installationId) return { kind: 'flow' };
@@ -209,6 +208,43 @@ export function oauthGate(
     kind: 'refused',
     code: 'oauth_not_started',
     message: `an OAuth connection of this installation starts only from the dashboard (so nobody else can connect their account to it): ${again}`,
+  };
+}
+
+/** The cookie of a started flow, for the public path it is sent back to. */
+export function flowCookie(flow: string, path: string, secure: boolean): string {
+  return `${OAUTH_FLOW_COOKIE}=${flow}; Max-Age=${FLOW_TTL_MS / 1000}; Path=${path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+/**
+ * The integration-wide public endpoint of a GitBook-dialect integration
+ * (`/v1/integrations/{name}/public[/…]`, calls/integration-public-endpoints.ts): where its OAuth
+ * handler registers its one redirect URL. A start link opened on an installation's public
+ * endpoint also sets the flow's cookie on that path, so the provider's redirect back there carries
+ * it. Answers the installation whose flow the request's cookie carries (undefined: none, or not
+ * valid), whether the request is on a button's path, and the refusal for such a path without one.
+ */
+export function integrationOAuthGate(
+  ctx: ServiceContext,
+  prefix: string,
+  manifest: Manifest,
+  request: Request,
+): { installationId: string | undefined; guarded: boolean; refusal: { code: string; message: string } } {
+  const url = new URL(request.url);
+  const rest = normalPath(url.pathname.slice(prefix.length));
+  const guarded = buttons(manifest, ['account', 'site']).some((b) => {
+    const path = normalPath(callbackPath(b.callbackUrl));
+    return rest === path || rest.endsWith(path);
+  });
+  const flow = opened(ctx, 'oauth-flow', cookieOf(request, OAUTH_FLOW_COOKIE));
+  return {
+    installationId: flow?.i,
+    guarded,
+    refusal: {
+      code: 'oauth_not_started',
+      message:
+        'an OAuth connection of this integration reaches it here only in the browser that started it from the dashboard (so nobody else can connect their account to an installation): open the installation in the Portico dashboard and press Connect',
+    },
   };
 }
 

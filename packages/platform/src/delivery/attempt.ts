@@ -1,10 +1,11 @@
 /**
  * One delivery attempt: sign the body afresh with every valid secret (`X-Platform-Signature` and
- * the Standard Webhooks headers), POST it, classify the answer with the retry policy of
- * `@portico/webhooks`, and write the result (the attempt's log line, the delivery's new state and
- * its endpoint's health) in one transaction, only while this node still holds the delivery's lease.
+ * the Standard Webhooks headers), POST it, classify the answer, schedule the next attempt by the
+ * delivery's own policy (`standard` or `extended`, `@portico/webhooks`), and write the result (the
+ * attempt's log line, the delivery's new state and its endpoint's health) in one transaction, only
+ * while this node still holds the delivery's lease.
  */
-import { classifyOutcome, MAX_ATTEMPTS, type Outcome, retryAfterMs, retryDelay } from '@portico/webhooks';
+import { classifyOutcome, deliveryPolicy, nextRetry, type Outcome, retryAfterMs } from '@portico/webhooks';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
@@ -14,6 +15,14 @@ import { recordAttempt, writesHealth } from './endpoints.js';
 import { type PostResult, postWebhook } from './post-webhook.js';
 import { signatureHeaders } from './signature-headers.js';
 import { validSecrets } from './signing-secrets.js';
+
+/**
+ * The longest wait before a retry that a delivery spends claimed, holding its slots (every wait of
+ * the standard policy, Retry-After included). A longer one (the extended policy's 5 s doubling up
+ * to 2 h) gives the row back: a slow or dead endpoint on `extended` must not hold its host's and
+ * installation's slots for hours; when due, a claim finds it and it takes its turn like other work.
+ */
+export const HOLD_RETRIES_UP_TO_MS = 60_000;
 
 export interface AttemptSettings {
   ctx: ServiceContext;
@@ -41,9 +50,9 @@ export interface AttemptResult {
 }
 
 /**
- * Attempts a delivery this node holds the lease of. `keepClaimed`: a delivery to retry keeps its
- * lease (until its next attempt is due, plus the lease time), so this node attempts it again
- * itself; the row is then updated in memory to match. `sealedSecrets`, read with the delivery's
+ * Attempts a delivery this node holds the lease of. `keepClaimed`: a delivery to retry within
+ * HOLD_RETRIES_UP_TO_MS keeps its lease (until its next attempt is due, plus the lease time), so
+ * this node attempts it again itself, in its window; the row is then updated in memory to match. `sealedSecrets`, read with the delivery's
  * endpoint when it was asked for, sign it; else the valid secrets are read now.
  */
 export async function attemptDelivery(
@@ -110,17 +119,22 @@ export async function attemptDelivery(
               settings.disableAfterMs,
             );
       const stopped = outcome !== 'delivered' && health.disabledReason !== undefined;
-      const retry = outcome === 'retry' && number < MAX_ATTEMPTS && !stopped;
-      // A 429 or 503 with Retry-After waits as long as asked, up to 60 s (retry-policy.ts).
+      // The delivery's own policy says when the next attempt is due, or that there is none: a 429
+      // or 503 with Retry-After waits as long as asked, up to the policy's bound (retry-policy.ts).
       const asked = status === null ? undefined : retryAfterMs(status, retryAfter, finished);
-      const next = retry ? finished + retryDelay(number, settings.random, asked) : null;
+      const wait =
+        outcome === 'retry' && !stopped ? nextRetry(deliveryPolicy(row.policy), number, settings.random, asked) : null;
+      const retry = wait !== null;
+      const next = retry ? finished + wait : null;
       const final: DeliveryRow['status'] = outcome === 'delivered' ? 'delivered' : retry ? 'pending' : 'failed';
       const lastError = stopped
         ? (health.disabledReason as string)
         : final === 'failed' && outcome === 'retry'
           ? `gave up after ${number} attempts: ${error}`
           : error;
-      const lease = final === 'pending' && options.keepClaimed && next !== null ? next + settings.leaseMs : null;
+      // A longer wait (the extended policy's) frees its slots: the row waits unclaimed until a claim finds it due.
+      const held = options.keepClaimed && wait !== null && wait <= HOLD_RETRIES_UP_TO_MS;
+      const lease = final === 'pending' && held && next !== null ? next + settings.leaseMs : null;
       const updated = await queue.writeAttempt(
         trx,
         ctx.dialect,

@@ -1,6 +1,6 @@
 /** Deliveries through the API: asking for one, reading the log, delivering again. */
 
-import { customHeaderProblems } from '@portico/webhooks';
+import { customHeaderProblems, DEFAULT_DELIVERY_POLICY, deliveryPolicyProblem } from '@portico/webhooks';
 import type { Kysely, Selectable } from 'kysely';
 import { newTimeOrderedId } from '../access/tokens.js';
 import { invalid, notFound } from '../errors/domain-error.js';
@@ -17,6 +17,8 @@ export interface DeliveryRequest {
   payload: Record<string, unknown>;
   /** The installation's own headers, sent with every attempt (customHeaderProblems says which may be). */
   headers?: Record<string, unknown> | undefined;
+  /** The delivery policy to retry it under (`standard` when not given); the delivery keeps it to the end. */
+  policy?: string | undefined;
 }
 
 export interface DeliveryView {
@@ -31,6 +33,8 @@ export interface DeliveryView {
   redeliveryOf: string | null;
   /** The endpoint (installation and URL) it goes to: its health is at GET /v1/installations/{id}/endpoints. */
   endpointId: string | null;
+  /** The delivery policy it is retried under. */
+  policy: string;
   attempts: {
     number: number;
     at: string;
@@ -59,6 +63,8 @@ export async function requestDelivery(
   if (problems.length > 0) {
     throw invalid('invalid_headers', `headers: ${problems.join('; ')}`, { errors: problems });
   }
+  const policyProblem = input.policy === undefined ? undefined : deliveryPolicyProblem('policy', input.policy);
+  if (policyProblem !== undefined) throw invalid('invalid_delivery_policy', policyProblem);
   const headers = input.headers && Object.keys(input.headers).length > 0 ? JSON.stringify(input.headers) : null;
   const { endpoint, sealedSecrets } = await endpointWithSecrets(ctx, installationId, input.url);
   const now = ctx.now();
@@ -85,6 +91,7 @@ export async function requestDelivery(
     endpoint_id: endpoint.id,
     destination: endpoint.destination,
     headers,
+    policy: input.policy ?? DEFAULT_DELIVERY_POLICY,
     created_at: now,
     updated_at: now,
   };
@@ -92,7 +99,7 @@ export async function requestDelivery(
   // One insert, and a read after it only when another request made the delivery first: standalone.
   let stored: { id: string; status: 'pending' | 'delivered' | 'failed' };
   try {
-    stored = await ctx.write((trx) => deliveries.insertOrExisting(trx, row), { standalone: true });
+    stored = await ctx.write((trx) => deliveries.insertOrExisting(trx, ctx.dialect, row), { standalone: true });
   } catch (error) {
     handoff?.cancel();
     throw error;
@@ -198,6 +205,7 @@ function view(row: Database['deliveries'], attempts: Selectable<Database['delive
     lastError: row.last_error,
     redeliveryOf: row.redelivery_of,
     endpointId: row.endpoint_id,
+    policy: row.policy,
     attempts: attempts.map((a) => ({
       number: a.number,
       at: new Date(a.at).toISOString(),

@@ -25,6 +25,7 @@ import type { PlatformMetrics } from '../observability/metrics.js';
 import type { PipelineTracing } from '../observability/tracing.js';
 import { AdaptiveLimits } from '../queue/adaptive-limits.js';
 import { Backlog } from '../queue/backlog.js';
+import { InFlight } from '../queue/in-flight.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { LeaseRenewal } from '../queue/lease-renewal.js';
 import { WakeLoop } from '../queue/wake-loop.js';
@@ -32,7 +33,6 @@ import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
 import type { DeliveryIntake, DeliveryTarget, Handoff, ServiceContext } from '../types.js';
 import { type AttemptSettings, attemptDelivery } from './attempt.js';
-import { endpointFor } from './endpoints.js';
 
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
@@ -88,7 +88,7 @@ export class DeliveryEngine {
   private readonly pool: KeyedPool<Job>;
   private readonly loop: WakeLoop;
   /** Attempts running now. */
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
   /** Which endpoints have deliveries left unclaimed in the database, and whether unknown ones may wait. */
   private readonly backlog: Backlog<Job>;
   private readonly metrics: DeliveryEngineOptions['metrics'];
@@ -193,7 +193,7 @@ export class DeliveryEngine {
     await this.renewal.stop();
     const waiting = this.pool.drain();
     await this.giveBack(waiting.map((job) => job.row));
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.settled();
   }
 
   /** Deliveries may wait unclaimed in the database (a redelivery, a recovery): look for them. */
@@ -202,26 +202,9 @@ export class DeliveryEngine {
     this.loop.wake();
   }
 
-  /**
-   * Gives pending deliveries from before migration 004 their endpoint and destination (parsed from
-   * the URL), which scheduling needs. Reads pending rows only (an index): a start costs nothing once done.
-   */
-  async adoptOlderDeliveries(): Promise<number> {
-    const rows = await queue.pendingWithoutDestination(this.ctx.db);
-    for (const row of rows) {
-      const endpoint = await endpointFor(this.ctx, row.installation_id, row.url).catch(() => undefined);
-      await queue.setEndpoint(this.ctx.db, row.id, endpoint);
-    }
-    return rows.length;
-  }
-
   /** Claims what is due and waits for the attempts it started (tests drive the engine with this and a clock). */
-  async runDue(): Promise<number> {
-    const before = new Set(this.inFlight);
-    await this.claim();
-    const started = [...this.inFlight].filter((attempt) => !before.has(attempt));
-    await Promise.allSettled(started);
-    return started.length;
+  runDue(): Promise<number> {
+    return this.inFlight.startedBy(() => this.claim());
   }
 
   /** See `DeliveryIntake.offer`: a delivery asked for here is taken claimed while its endpoint's hold has room. */
@@ -292,7 +275,6 @@ export class DeliveryEngine {
         else this.attempts.logger?.error({ err: error, delivery: row.id }, 'delivery attempt failed');
       })
       .finally(() => {
-        this.inFlight.delete(attempt);
         if (this.backlog.worthClaiming()) this.loop.wake();
       });
     this.inFlight.add(attempt);

@@ -11,6 +11,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { newId } from '../access/tokens.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../installations/load.js';
+import * as queue from '../storage/repositories/delivery-queue.js';
 import * as endpoints from '../storage/repositories/endpoints.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
@@ -203,4 +204,18 @@ function view(row: Row): EndpointView {
     disabledAt: time(row.disabled_at),
     disabledReason: row.disabled_reason,
   };
+}
+
+/**
+ * Gives pending deliveries from before migration 004 their endpoint and destination (parsed from
+ * the URL), which scheduling needs. Reads pending rows only (an index): a start costs nothing once
+ * done. Run before the delivery engine starts.
+ */
+export async function adoptOlderDeliveries(ctx: ServiceContext): Promise<number> {
+  const rows = await queue.pendingWithoutDestination(ctx.db);
+  for (const row of rows) {
+    const endpoint = await endpointFor(ctx, row.installation_id, row.url).catch(() => undefined);
+    await queue.setEndpoint(ctx.db, row.id, endpoint);
+  }
+  return rows.length;
 }

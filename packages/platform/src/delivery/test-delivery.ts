@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../installations/load.js';
-import { webhookHeaders } from '../installations/webhook-configuration.js';
+import { webhookHeaders, webhookPolicy } from '../installations/webhook-configuration.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { requestDelivery } from './deliveries.js';
 
@@ -11,7 +11,8 @@ export const TEST_EVENT_TYPE = 'webhook_test';
 
 /**
  * Delivers `{ eventId, type: 'webhook_test', installationId, test: true }` to the URL the
- * installation's configuration holds, with its headers, signed and retried as every delivery is.
+ * installation's configuration holds, with its headers, signed and retried as every delivery is
+ * (under its delivery policy).
  */
 export async function sendTestDelivery(ctx: ServiceContext, principal: Principal, installationId: string) {
   const row = await authorizedInstallation(ctx, principal, installationId);
@@ -27,6 +28,7 @@ export async function sendTestDelivery(ctx: ServiceContext, principal: Principal
     type: TEST_EVENT_TYPE,
     payload: { eventId, type: TEST_EVENT_TYPE, installationId, test: true },
     headers: webhookHeaders(configuration),
+    policy: webhookPolicy(configuration),
   });
   return { ...delivery, eventId, url };
 }

@@ -3,6 +3,7 @@
  * reads (what is sent where, fresh at each render); the signing secret shows its previous one after
  * a rotation; Send test event is a signed delivery through the engine, marked as a test.
  */
+import { DELIVERY_POLICIES } from '@portico/webhooks';
 import { describe, expect, it } from 'vitest';
 import { backends } from '../test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
@@ -28,14 +29,21 @@ describe('a webhook installation’s component, secret and test event', () => {
     return answer.body.element as Tree;
   };
 
-  it('says, read only and fresh after each save, what is sent where', async () => {
-    expect(texts(await render(world.space))).toEqual(['Nothing is sent yet: set the Webhook URL in the form above.']);
+  it('says, read only and fresh after each save, what is sent where and how it is retried', async () => {
+    const standard = `Retries: ${DELIVERY_POLICIES.standard.summary}`;
+    expect(texts(await render(world.space))).toEqual([
+      'Nothing is sent yet: set the Webhook URL in the form above.',
+      standard,
+    ]);
     const url = receiver.script('/component', [200]);
     await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, { url });
-    expect(texts(await render(world.space))).toEqual([`Nothing is sent to ${url}: no event is selected.`]);
+    expect(texts(await render(world.space))).toEqual([`Nothing is sent to ${url}: no event is selected.`, standard]);
     await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, { space_content_updated: true });
     const element = await render(world.space);
-    expect(texts(element)).toEqual([`Sends content updates to ${url}.`]);
+    expect(texts(element)).toEqual([`Sends content updates to ${url}.`, standard]);
+    await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, { delivery_policy: 'extended' });
+    expect(texts(await render(world.space))[1]).toBe(`Retries: ${DELIVERY_POLICIES.extended.summary}`);
+    await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, { delivery_policy: 'standard' });
     // Nothing to edit or press: the form and the platform's panels do that.
     expect(flatten(element).filter((n) => ['button', 'textinput', 'switch'].includes(n.type))).toEqual([]);
     expect(texts(await render(world.orgInstallation))[0]).toMatch(/^Each space or site it is installed in/);

@@ -40,7 +40,11 @@ export async function callIntegration(
   const host = registry.hostFor(bundle);
   const record = (status: number, durationMs: number, error: string | null, logs: string[]): DispatchRecord => ({
     installation_id: installation.id,
-    event_id: event.type === 'fetch' || event.type === 'ui_render' ? null : event.eventId,
+    // Synchronous calls are no stored event's.
+    event_id:
+      event.type === 'fetch' || event.type === 'ui_render' || event.type === 'fetch_published_script'
+        ? null
+        : event.eventId,
     event_type: event.type,
     host: host.kind,
     status,

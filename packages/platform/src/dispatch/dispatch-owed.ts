@@ -75,6 +75,7 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, trace
     const { status } = called.answer;
     if (status >= 200 && status < 300) return settle('delivered', called.record);
     const text = new TextDecoder().decode(called.answer.body).slice(0, 500);
+    if (status === 406) await settings.registry.notHandled(row.integration_name, context.latestVersion, event.type);
     if ((status === 404 && text.includes('event_not_handled')) || status === 406)
       return settle('not_handled', called.record);
     if (status < 500 && status !== 429) return settle(`failed: ${status} ${text}`, called.record);

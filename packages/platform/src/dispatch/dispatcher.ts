@@ -23,6 +23,7 @@ import { owedRows } from '../events/routing.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
 import type { PipelineTracing } from '../observability/tracing.js';
 import { Backlog } from '../queue/backlog.js';
+import { InFlight } from '../queue/in-flight.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { LeaseRenewal } from '../queue/lease-renewal.js';
 import { WakeLoop } from '../queue/wake-loop.js';
@@ -78,7 +79,7 @@ export class Dispatcher {
   private readonly pool: KeyedPool<OutboxRow>;
   private readonly loop: WakeLoop;
   private readonly leaseMs: number;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
   /** Which installations have rows left unclaimed in the database, and whether unknown ones may wait. */
   private readonly backlog: Backlog<OutboxRow>;
   private running = false;
@@ -186,17 +187,7 @@ export class Dispatcher {
     await this.renewal.stop();
     // Waiting rows go back to the database at once (other nodes, or the next start, take them).
     await this.release(this.pool.drain());
-    const deadline = performance.now() + graceMs;
-    while (this.inFlight.size > 0 && performance.now() < deadline) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.inFlight]),
-        new Promise((r) => {
-          timer = setTimeout(r, Math.min(deadline - performance.now(), 2 ** 31 - 1));
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    await this.inFlight.settled(graceMs);
   }
 
   /** Runs a pass now (or right after the one running). */
@@ -320,7 +311,6 @@ export class Dispatcher {
         else this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed');
       })
       .finally(() => {
-        this.inFlight.delete(dispatch);
         this.pool.finished(row);
         if (this.backlog.worthClaiming()) this.loop.wake();
       });

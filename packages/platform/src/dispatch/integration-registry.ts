@@ -103,6 +103,25 @@ export class IntegrationRegistry {
     return asking;
   }
 
+  /**
+   * A version answered 406 to an event type that routing sends (GitBook's runtime answers so for
+   * an event it has no handler for): it does not handle it, and routing stops sending it that type,
+   * here and on every node that loads the version afresh. Logged once.
+   */
+  async notHandled(integration: string, version: number, type: string): Promise<void> {
+    if (!(type in REQUIRED_SCOPE)) return;
+    const bundle = await this.bundle(integration, version);
+    const descriptor = bundle.descriptor ?? (await this.describe(bundle));
+    // An integration that describes itself says what it handles; its 406 is about one event.
+    if (descriptor?.runtime !== 'gitbook' || !descriptor.events.includes(type)) return;
+    bundle.descriptor = { ...descriptor, events: descriptor.events.filter((event) => event !== type) };
+    this.logger?.info(
+      { integration: `${integration}@${version}`, type },
+      'the integration answered 406: it does not handle this event type, which is not sent to this version again',
+    );
+    await integrations.setDescriptor(this.ctx.db, integration, version, JSON.stringify(bundle.descriptor));
+  }
+
   /** Whether a version may receive (scope) and handles (descriptor) an event type. */
   async receives(integration: string, version: number, type: string): Promise<boolean> {
     const bundle = await this.bundle(integration, version);
@@ -120,6 +139,7 @@ export class IntegrationRegistry {
     const builtin = this.hosts.inProcess.descriptorOf(bundle.name);
     const descriptor =
       builtin ??
+      (bundle.gitbook !== undefined ? manifestDescriptor(bundle.manifest) : undefined) ??
       (await this.hostFor(bundle)
         .dispatch(bundle, { method: 'GET' })
         .then((response) =>
@@ -133,4 +153,22 @@ export class IntegrationRegistry {
     await integrations.setDescriptor(this.ctx.db, bundle.name, bundle.version, JSON.stringify(descriptor));
     return descriptor;
   }
+}
+
+/**
+ * What a version written for GitBook's runtime handles, read from its manifest, since that runtime
+ * cannot say (it answers `GET /v1` with 500): every event its scopes allow (a 406 answer later
+ * takes a type out, `notHandled`) and a component per block.
+ */
+export function manifestDescriptor(manifest: Manifest): IntegrationDescriptor {
+  const scopes = manifest.scopes as string[];
+  return {
+    runtime: 'gitbook',
+    versions: [],
+    fetch: true,
+    events: Object.entries(REQUIRED_SCOPE)
+      .filter(([, scope]) => scopes.includes(scope))
+      .map(([type]) => type),
+    components: (manifest.blocks ?? []).map((block) => block.id),
+  };
 }

@@ -33,7 +33,7 @@ export async function routeStoredEvents(
         now,
       );
       const rows = routing.rows.filter((row) => marked.has(row.event_id as string));
-      return rows.length > 0 ? outbox.insertRouted(trx, rows) : new Map<string, number>();
+      return rows.length > 0 ? outbox.insertRouted(trx, ctx.dialect, rows) : new Map<string, number>();
     });
   } catch (error) {
     routing.failed();

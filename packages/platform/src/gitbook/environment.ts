@@ -77,14 +77,52 @@ export function gitbookApiEndpoint(ctx: ServiceContext): string {
   return `${ctx.publicUrl}/compat/gitbook`;
 }
 
+/** The path of an integration's integration-wide public endpoint (`/v1/integrations/{name}/public`). */
+export function integrationPublicPath(name: string, kind: 'public' | 'public-content' = 'public'): string {
+  return `/v1/integrations/${encodeURIComponent(name)}/${kind}`;
+}
+
 /**
- * The integration-wide URLs that runtime reads (`integration.urls`). Portico does not serve them
- * yet: each installation's public endpoint is where requests reach the integration
- * (decision 030, "Left for later").
+ * The integration-wide URLs that runtime reads (`integration.urls`), served by
+ * calls/integration-public-endpoints.ts: a request there reaches the integration's latest
+ * version, as the installation whose OAuth flow it carries or with the integration's environment.
  */
 export function integrationUrls(ctx: ServiceContext, name: string) {
-  const base = `${ctx.publicUrl}/v1/integrations/${encodeURIComponent(name)}`;
-  return { publicEndpoint: `${base}/public`, publicContentEndpoint: `${base}/public-content` };
+  return {
+    publicEndpoint: `${ctx.publicUrl}${integrationPublicPath(name)}`,
+    publicContentEndpoint: `${ctx.publicUrl}${integrationPublicPath(name, 'public-content')}`,
+  };
+}
+
+/**
+ * The environment of a request to the integration-wide endpoints that is no installation's:
+ * the integration's own part of that runtime's environment, with no installation and no token
+ * (Portico has no integration-wide token; an installation's token comes with its own requests).
+ */
+export interface GitBookIntegrationEnvironment {
+  apiEndpoint: string;
+  apiTokens: { integration: string };
+  integration: GitBookEnvironment['integration'];
+  signingSecrets: { integration: string };
+  secrets: Record<string, string>;
+}
+
+export function gitbookIntegrationEnvironment(
+  ctx: ServiceContext,
+  input: { name: string; facts: GitBookFacts; version: number; secrets: Record<string, string> },
+): GitBookIntegrationEnvironment {
+  return {
+    apiEndpoint: gitbookApiEndpoint(ctx),
+    apiTokens: { integration: '' },
+    integration: {
+      name: input.name,
+      version: String(input.version),
+      target: input.facts.target,
+      urls: integrationUrls(ctx, input.name),
+    },
+    signingSecrets: { integration: ctx.box.mac('gitbook-signing-secret', `integration:${input.name}`) },
+    secrets: input.secrets,
+  };
 }
 
 export interface GitBookEnvironmentInput {
@@ -103,6 +141,7 @@ export function gitbookEnvironment(ctx: ServiceContext, input: GitBookEnvironmen
   const { installation, organization, facts, token } = input;
   const name = installation.integration_name;
   const signingSecret = (what: string) => ctx.box.mac('gitbook-signing-secret', what);
+  // (gitbookIntegrationEnvironment derives the integration's the same way.)
   const environment: GitBookEnvironment = {
     apiEndpoint: gitbookApiEndpoint(ctx),
     apiTokens: { installation: token, integration: token },

@@ -29,12 +29,15 @@ import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
+import { integrationPublicEndpointRoutes } from './routes/integration-public-endpoints.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { organizationAlertRoutes } from './routes/organization-alerts.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { publicEndpointRoutes } from './routes/public-endpoints.js';
 import { recoveryRoutes } from './routes/recoveries.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { siteScriptRoutes } from './routes/site-scripts.js';
 import { streamRoutes } from './routes/streams.js';
 import { userRoutes } from './routes/users.js';
 
@@ -74,6 +77,7 @@ export function createApp(options: AppOptions) {
   if (options.operations) app.route('/', options.operations);
   app.route('/', sessionRoutes({ ctx, adminToken, embeddable, session: caller.session }));
   app.route('/', organizationRoutes(deps));
+  app.route('/', organizationAlertRoutes(deps));
   app.route('/', userRoutes(deps));
   app.route('/', integrationRoutes(deps));
   app.route('/', installationRoutes({ ...deps, credentials: caller.credentials }));
@@ -82,10 +86,12 @@ export function createApp(options: AppOptions) {
   app.route('/', dispatchRoutes(deps));
   app.route('/', deliveryRoutes(deps));
   app.route('/', publicEndpointRoutes(deps));
+  app.route('/', integrationPublicEndpointRoutes(deps));
   app.route('/', oauthRoutes(deps));
   app.route('/', streamRoutes(deps, { closing: options.closing }));
   app.route('/', recoveryRoutes(deps, options.recoveries));
   app.route('/', completionRoutes(deps));
+  app.route('/', siteScriptRoutes(deps));
   app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
   app.doc31('/v1/openapi.json', {

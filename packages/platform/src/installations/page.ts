@@ -79,7 +79,7 @@ export async function installationPage(ctx: ServiceContext, row: Row): Promise<I
   let schema = configurationSchema(manifest, level);
   if (webhook) {
     // Only the events of the place it is in: a space's webhook has no site views to select.
-    const offered = new Set(['url', ...selectableEvents(row.target_type), 'headers']);
+    const offered = new Set(['url', ...selectableEvents(row.target_type), 'headers', 'delivery_policy']);
     fields = fields
       .filter((field) => offered.has(field.name))
       .map((field) =>

@@ -41,6 +41,7 @@ describe('a webhook installation’s configuration, private networks not allowed
         space_content_updated: false,
         site_view: false,
         page_feedback: false,
+        delivery_policy: 'standard',
       },
       errors: [],
       warnings: [
@@ -68,12 +69,20 @@ describe('a webhook installation’s configuration, private networks not allowed
 
   it('offers on its page only the events of the place it is in, and says which URLs it takes', async () => {
     const space = (await world.ada('GET', `/v1/installations/${world.space}?view=page`)).body;
-    expect(space.fields.map((f: { name: string }) => f.name)).toEqual(['url', 'space_content_updated', 'headers']);
-    expect(Object.keys(space.configurationSchema.properties)).toEqual(['url', 'space_content_updated', 'headers']);
+    const offered = ['url', 'space_content_updated', 'headers', 'delivery_policy'];
+    expect(space.fields.map((f: { name: string }) => f.name)).toEqual(offered);
+    expect(Object.keys(space.configurationSchema.properties)).toEqual(offered);
     expect(space.fields[2]).toMatchObject({ title: 'Custom headers', multiline: true });
+    expect(space.fields[3]).toMatchObject({ title: 'Delivery policy', enum: ['standard', 'extended'] });
     expect(space.fields[0].urlSchemes).toEqual(['https']);
     const site = (await world.ada('GET', `/v1/installations/${world.site}?view=page`)).body;
-    expect(site.fields.map((f: { name: string }) => f.name)).toEqual(['url', 'site_view', 'page_feedback', 'headers']);
+    expect(site.fields.map((f: { name: string }) => f.name)).toEqual([
+      'url',
+      'site_view',
+      'page_feedback',
+      'headers',
+      'delivery_policy',
+    ]);
   });
 });
 

@@ -4,7 +4,7 @@
  * events offered are those of the place it is installed in (spec 6.2).
  */
 import { SELECTABLE } from '@portico/webhook-integration';
-import { parseHeaderLines } from '@portico/webhooks';
+import { type DeliveryPolicyName, isDeliveryPolicyName, parseHeaderLines } from '@portico/webhooks';
 import { BUILTIN_ORGANIZATION } from '../builtins.js';
 import { destinationProblem } from '../delivery/post-webhook.js';
 import type { TargetType } from '../storage/schema.js';
@@ -41,6 +41,11 @@ export function webhookHeaderProblems(patch: Configuration): ConfigurationError[
 /** The headers a webhook installation's configuration holds, as name to value (none when unset). */
 export function webhookHeaders(configuration: Configuration): Record<string, string> {
   return typeof configuration.headers === 'string' ? parseHeaderLines(configuration.headers).headers : {};
+}
+
+/** The delivery policy a webhook installation's configuration chooses (`delivery_policy`); undefined: the default. */
+export function webhookPolicy(configuration: Configuration): DeliveryPolicyName | undefined {
+  return isDeliveryPolicyName(configuration.delivery_policy) ? configuration.delivery_policy : undefined;
 }
 
 /** The events a webhook installation in this kind of place can select (none at organization level). */

@@ -281,6 +281,13 @@ describe('tracing settings', () => {
     expect(a.trace('evt_1')).not.toBe(a.trace('evt_2'));
     expect(a.dispatch('evt_1', 'inst_a')).not.toBe(a.dispatch('evt_1', 'inst_b'));
     expect(new Set([a.ingest('evt_1'), a.routing('evt_1'), a.dispatch('evt_1', 'inst_a')]).size).toBe(3);
+    // The ids kept for the last events are the ids derived again once they are forgotten.
+    const first = [a.trace('evt_1'), a.ingest('evt_1'), a.dispatch('evt_1', 'inst_a')];
+    for (let i = 0; i < 5000; i++) a.dispatch(`evt_other_${i}`, 'inst_a') && a.trace(`evt_other_${i}`);
+    expect([b.trace('evt_1'), b.ingest('evt_1'), b.dispatch('evt_1', 'inst_a')]).toEqual(first);
+    expect([a.trace('evt_1'), a.ingest('evt_1'), a.dispatch('evt_1', 'inst_a')]).toEqual(first);
+    expect(a.trace('evt_1')).toMatch(/^[0-9a-f]{32}$/);
+    expect(a.dispatch('evt_1', 'inst_a')).toMatch(/^[0-9a-f]{16}$/);
   });
 });
 

@@ -15,7 +15,6 @@
  * attempts its delivery names the parent span without reading anything.
  */
 import { createHmac } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { PostResult } from '../delivery/post-webhook.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
@@ -113,10 +112,13 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 /**
  * The ids of an event's trace, derived from its id with a key (HMAC-SHA-256): the same on every
  * node of a deployment, different between deployments that share event ids, and revealing nothing
- * of the key or the event id.
+ * of the key or the event id. One digest gives an event's trace, ingest and routing ids, one more
+ * each dispatch's; the last few thousand are kept, since every span of an event asks again.
  */
 export class TraceIds {
   private readonly key: Buffer;
+  private readonly events = new Memo<{ trace: string; ingest: string; routing: string }>();
+  private readonly dispatches = new Memo<string>();
 
   /** `secret`: the deployment's secret key (every node has it); a key of its own is derived from it. */
   constructor(secret: Uint8Array) {
@@ -125,17 +127,17 @@ export class TraceIds {
 
   /** The event's trace id: 16 bytes, hex. */
   trace(eventId: string): string {
-    return this.hex(`trace\0${eventId}`, 32);
+    return this.ofEvent(eventId).trace;
   }
 
   /** The span id of the event's ingest (the trace's root). */
   ingest(eventId: string): string {
-    return this.hex(`ingest\0${eventId}`, 16);
+    return this.ofEvent(eventId).ingest;
   }
 
   /** The span id of the event's routing (parent of its dispatches). */
   routing(eventId: string): string {
-    return this.hex(`routing\0${eventId}`, 16);
+    return this.ofEvent(eventId).routing;
   }
 
   /**
@@ -143,13 +145,43 @@ export class TraceIds {
    * attempts of the deliveries it asked for). Attempts that end in a retry get ids of their own.
    */
   dispatch(eventId: string, installationId: string): string {
-    return this.hex(`dispatch\0${eventId}\0${installationId}`, 16);
+    const text = `dispatch\0${eventId}\0${installationId}`;
+    return this.dispatches.get(text, () => nonZero(this.digest(text).slice(0, 16)));
   }
 
-  private hex(text: string, length: number): string {
-    const id = createHmac('sha256', this.key).update(text).digest('hex').slice(0, length);
-    // An all-zero id is invalid in W3C trace context (one in 2^64 at worst).
-    return /^0+$/.test(id) ? `${id.slice(0, -1)}1` : id;
+  private ofEvent(eventId: string) {
+    return this.events.get(eventId, () => {
+      const hex = this.digest(`event\0${eventId}`);
+      return {
+        trace: nonZero(hex.slice(0, 32)),
+        ingest: nonZero(hex.slice(32, 48)),
+        routing: nonZero(hex.slice(48, 64)),
+      };
+    });
+  }
+
+  private digest(text: string): string {
+    return createHmac('sha256', this.key).update(text).digest('hex');
+  }
+}
+
+/** An all-zero id is invalid in W3C trace context (one in 2^64 at worst). */
+const nonZero = (id: string) => (/^0+$/.test(id) ? `${id.slice(0, -1)}1` : id);
+
+/** The last `size` values made, by key (the oldest forgotten first). */
+class Memo<T> {
+  private readonly values = new Map<string, T>();
+
+  constructor(private readonly size = 4096) {}
+
+  get(key: string, make: () => T): T {
+    let value = this.values.get(key);
+    if (value === undefined) {
+      value = make();
+      if (this.values.size >= this.size) this.values.delete(this.values.keys().next().value as string);
+      this.values.set(key, value);
+    }
+    return value;
   }
 }
 

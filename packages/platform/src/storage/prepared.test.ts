@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backends, migratedDatabaseFor } from '../test-support/backends.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedInsert } from './prepared.js';
 
 describe.each(backends)('prepared queries on $name', (backend) => {
   const database = migratedDatabaseFor(backend, [
@@ -41,5 +41,63 @@ describe.each(backends)('prepared queries on $name', (backend) => {
         .where(column as 'id', '=', 'acme'),
     );
     await expect(query.all(database.db, 'id')).rejects.toThrow(/argument 0 is not used as a value/);
+  });
+});
+
+describe.each(backends)('prepared inserts on $name', (backend) => {
+  const database = migratedDatabaseFor(backend, []);
+  let builds = 0;
+  const insert = preparedInsert((db, rows: readonly { id: string; title: string; created_at: number }[]) => {
+    builds++;
+    return db
+      .insertInto('organizations')
+      .values(rows)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning(['id', 'title']);
+  });
+  const titles = async () =>
+    (await database.db.selectFrom('organizations').select(['id', 'title']).orderBy('id').execute()).map(
+      (row) => `${row.id}:${row.title}`,
+    );
+
+  it('inserts each call’s rows, whatever their number, with the statement’s own clauses', async () => {
+    const dialect = backend.name;
+    expect(await insert.run(database.db, dialect, [{ id: 'a', title: 'A', created_at: 1 }])).toEqual([
+      { id: 'a', title: 'A' },
+    ]);
+    // Same shape, other values: the compiled statement is reused with them.
+    expect(await insert.run(database.db, dialect, [{ id: 'b', title: 'B', created_at: 2 }])).toEqual([
+      { id: 'b', title: 'B' },
+    ]);
+    const two = await insert.run(database.db, dialect, [
+      { id: 'a', title: 'Again', created_at: 3 },
+      { id: 'c', title: 'C', created_at: 4 },
+    ]);
+    expect(two).toEqual([{ id: 'c', title: 'C' }]);
+    expect(await titles()).toEqual(['a:A', 'b:B', 'c:C']);
+    expect(builds).toBe(2); // one row, then two rows
+  });
+
+  it('runs in a transaction, whose rollback takes the rows back', async () => {
+    const dialect = backend.name;
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await insert.run(trx, dialect, [{ id: 'd', title: 'D', created_at: 5 }]);
+        expect(await trx.selectFrom('organizations').select('id').where('id', '=', 'd').execute()).toHaveLength(1);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await titles()).not.toContain('d:D');
+  });
+
+  it('builds rows that set different columns as they are, each time', async () => {
+    const dialect = backend.name;
+    const rows = [
+      { id: 'e', title: 'E', created_at: 6 },
+      { id: 'f', title: 'F', created_at: 7, extra: undefined },
+      { title: 'G', id: 'g', created_at: 8 },
+    ];
+    expect(await insert.run(database.db, dialect, rows)).toHaveLength(3);
+    expect(await titles()).toEqual(expect.arrayContaining(['e:E', 'f:F', 'g:G']));
   });
 });

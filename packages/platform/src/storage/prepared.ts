@@ -5,6 +5,7 @@
  * prepared query is built once per database with a marker for each argument; each call only puts
  * the arguments in the markers' places. Prepared queries are reads: on SQLite they run on the read
  * connection (see `readThrough`), which keeps each statement, so a call is a lookup and a step.
+ * Prepared inserts (`preparedInsert`) are the hot path's writes, compiled once per shape of rows.
  */
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
@@ -68,8 +69,13 @@ function compile<A extends unknown[], R>(
   db: Kysely<Database>,
   build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
 ): Compiled {
-  const markers = Array.from({ length: build.length - 1 }, (_, i) => `\u0000portico-prepared-argument-${i}\u0000`);
-  const compiled = build(db, ...(markers as A)).compile();
+  return compileWith(build.length - 1, (markers) => build(db, ...(markers as A)));
+}
+
+/** Builds with a marker string in each argument's place and finds where each marker went. */
+function compileWith<R>(count: number, build: (markers: string[]) => Compilable<R>): Compiled {
+  const markers = Array.from({ length: count }, (_, i) => `\u0000portico-prepared-argument-${i}\u0000`);
+  const compiled = build(markers).compile();
   const slots: Slot[] = compiled.parameters.map((value) => {
     const arg = typeof value === 'string' ? markers.indexOf(value) : -1;
     return arg >= 0 ? { arg } : { value };
@@ -80,4 +86,72 @@ function compile<A extends unknown[], R>(
     }
   }
   return { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, slots };
+}
+
+type Dialect = 'sqlite' | 'postgres';
+type Row = Record<string, unknown>;
+/** Shapes kept per dialect; past this many (rows of ever new sizes) the cache starts again. */
+const MAX_SHAPES = 512;
+
+export interface PreparedInsert<T extends Row, R> {
+  /** Inserts `rows` (each setting the same columns) and answers what the statement returns. */
+  run(trx: Kysely<Database>, dialect: Dialect, rows: readonly T[]): Promise<R[]>;
+}
+
+/**
+ * An insert whose statement (`build`'s: its conflict clause and returning list included) is
+ * compiled once per dialect and shape of rows: how many there are and which columns they set,
+ * not what they hold. It runs where it is called, in a transaction too. `build` must put the rows
+ * it is given in `values` as they are; rows that set different columns are built each time.
+ */
+export function preparedInsert<T extends Row, R>(
+  build: (db: Kysely<Database>, rows: readonly T[]) => Compilable<R>,
+): PreparedInsert<T, R> {
+  const shapes: Record<Dialect, Map<string, Compiled>> = { sqlite: new Map(), postgres: new Map() };
+  const run = async (trx: Kysely<Database>, dialect: Dialect, rows: readonly T[]): Promise<R[]> => {
+    const columns = rows.length > 0 ? definedColumns(rows[0] as T) : [];
+    if (rows.some((row) => !sameColumns(row, columns))) return runBuilt(trx, build, rows);
+    const key = `${rows.length} ${columns.join(' ')}`;
+    const cache = shapes[dialect];
+    let compiled = cache.get(key);
+    if (compiled === undefined) {
+      compiled = compileWith(rows.length * columns.length, (markers) => {
+        const markerRows = rows.map((_, r) =>
+          Object.fromEntries(columns.map((column, c) => [column, markers[r * columns.length + c]])),
+        );
+        return build(trx, markerRows as unknown as T[]);
+      });
+      if (cache.size >= MAX_SHAPES) cache.clear();
+      cache.set(key, compiled);
+    }
+    const values: unknown[] = [];
+    for (const row of rows) for (const column of columns) values.push(row[column]);
+    const { sql, query, queryId, slots } = compiled;
+    const parameters = slots.map((slot) => ('arg' in slot ? values[slot.arg] : slot.value));
+    return (await trx.executeQuery<R>({ sql, query, queryId, parameters })).rows;
+  };
+  return { run };
+}
+
+async function runBuilt<T extends Row, R>(
+  trx: Kysely<Database>,
+  build: (db: Kysely<Database>, rows: readonly T[]) => Compilable<R>,
+  rows: readonly T[],
+): Promise<R[]> {
+  return (await trx.executeQuery<R>(build(trx, rows).compile())).rows;
+}
+
+/** The columns a row sets, in its order (Kysely leaves out those set to undefined). */
+function definedColumns(row: Row): string[] {
+  return Object.keys(row).filter((column) => row[column] !== undefined);
+}
+
+function sameColumns(row: Row, columns: string[]): boolean {
+  let i = 0;
+  for (const column in row) {
+    if (row[column] === undefined) continue;
+    if (columns[i] !== column) return false;
+    i++;
+  }
+  return i === columns.length;
 }

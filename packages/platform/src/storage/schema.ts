@@ -176,6 +176,8 @@ export interface Database {
     destination: string | null;
     /** The installation's own headers (JSON object of name to value) sent with every attempt; null: none. */
     headers: string | null;
+    /** The delivery policy it is retried under (`standard`, `extended`: `@portico/webhooks`), fixed when it is asked for. */
+    policy: string;
     created_at: number;
     updated_at: number;
   };
@@ -211,6 +213,14 @@ export interface Database {
     secret: string;
     created_at: number;
     expires_at: number | null;
+  };
+  /** An organization's alert URL (migration 016): null once cleared; its alerts installation stays. */
+  organization_alerts: {
+    organization_id: string;
+    installation_id: string;
+    url: string | null;
+    updated_by: string;
+    updated_at: number;
   };
   egress: {
     id: Generated<number>;

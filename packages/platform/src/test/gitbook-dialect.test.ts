@@ -619,6 +619,31 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       );
     });
     expect(dispatch).toMatchObject({ host: 'workerd', status: 200, error: null });
+
+    // What it handles comes from its manifest (its GET /v1 is a 500): the events its scopes allow.
+    // Its 406 to one of them is "not handled", and that type is not sent to this version again.
+    const emit = async (eventId: string) => {
+      const sent = await world.admin('POST', '/v1/events', {
+        type: 'space_content_updated',
+        eventId,
+        spaceId: 'acme-space',
+        revisionId: 'r1',
+      });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+      return until(`${eventId} to be routed and dispatched`, async () => {
+        const { body } = await world.admin('GET', `/v1/events/${eventId}`);
+        const mine = body.installations.find((i: { installationId: string }) => i.installationId === space.body.id);
+        return body.routedAt !== null && (mine === undefined || mine.outcome !== null) ? { mine } : undefined;
+      });
+    };
+    const first = await emit('evt_gb_worker_1');
+    expect(first.mine?.outcome).toBe('not_handled');
+    const second = await emit('evt_gb_worker_2');
+    expect(second.mine).toBeUndefined();
+    const { body: dispatches } = await ada('GET', `/v1/installations/${space.body.id}/dispatches`);
+    expect(
+      (dispatches as { type: string; status: number }[]).filter((d) => d.type === 'space_content_updated'),
+    ).toMatchObject([{ status: 406 }]);
   }, 60_000);
 
   it('installs an integration only where its target says', async () => {

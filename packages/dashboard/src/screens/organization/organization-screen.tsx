@@ -2,9 +2,10 @@ import { Link, useParams } from 'react-router';
 import { useOrganization } from '../../api/queries';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
+import { AlertUrlPanel } from './alert-url-panel';
 import { InstallationList } from './installation-list';
 
-/** One organization: its spaces, sites, members and organization-level installations. */
+/** One organization: its spaces, sites, members, organization-level installations and alert URL. */
 export function OrganizationScreen() {
   const { org = '' } = useParams();
   const page = useOrganization(org);
@@ -22,6 +23,7 @@ export function OrganizationScreen() {
       <p>
         <Link to="/integrations">Install an integration</Link>
       </p>
+      <AlertUrlPanel org={data.id} isAdmin={data.role === 'admin'} />
       <div className="columns">
         <section aria-labelledby="spaces-heading">
           <h2 id="spaces-heading">Spaces</h2>

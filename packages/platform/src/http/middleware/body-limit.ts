@@ -11,7 +11,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const PUBLISH_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 /** Requests to public endpoints may carry up to this much (webhooks with attachments, uploads). */
 export const PUBLIC_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
-const PUBLIC_PATH = /^\/v1\/installations\/[^/]+\/public(\/|$)/;
+/** An installation's public endpoint, or a GitBook-dialect integration's integration-wide ones. */
+const PUBLIC_PATH = /^\/v1\/(installations\/[^/]+\/public|integrations\/[^/]+\/public(-content)?)(\/|$)/;
 
 /** The largest body `path` accepts. */
 export function bodyLimitOf(path: string): number {

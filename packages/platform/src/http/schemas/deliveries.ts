@@ -29,6 +29,11 @@ export const DeliveryInput = z
       description:
         'Headers of your own (name to value) sent with every attempt, such as an Authorization a gateway asks for. Refused with 400 invalid_headers when a name is not a header name, or is one the platform sets (Content-Type, User-Agent, X-Platform-*, webhook-*, Content-Length, Host, …), or a value is not printable ASCII on one line; at most 20, 4 KiB in all',
     }),
+    policy: z.string().optional().openapi({
+      description:
+        'The delivery policy it is retried under: `standard` (the default: retries after 1, 2 and 4 s) or `extended` (5 s doubling up to every 2 h, 43 attempts within 3 days). Refused with 400 invalid_delivery_policy otherwise',
+      example: 'extended',
+    }),
   })
   .openapi('DeliveryInput');
 
@@ -47,6 +52,7 @@ export const Delivery = z
     lastError: z.string().nullable(),
     redeliveryOf: z.string().nullable(),
     endpointId: z.string().nullable(),
+    policy: z.string().openapi({ description: 'The delivery policy it is retried under: `standard` or `extended`' }),
     attempts: z.array(
       z.object({
         number: z.number(),

@@ -49,3 +49,24 @@ export const PlacePage = z
     installations: z.array(InstallationPage),
   })
   .openapi('PlacePage');
+
+export const AlertUrlInput = z
+  .strictObject({
+    url: z.string().openapi({
+      description:
+        'Where alerts about the organization’s installations are POSTed, signed: https (http and private addresses only with PORTICO_ALLOW_PRIVATE_NETWORK=1)',
+      example: 'https://ops.example.com/portico-alerts',
+    }),
+  })
+  .openapi('AlertUrlInput');
+
+export const AlertUrl = z
+  .object({
+    url: z.string().nullable().openapi({ description: 'null: alerts about its installations go only to the operator' }),
+    installationId: z.string().nullable().openapi({
+      description: 'The alerts installation whose deliveries the alerts are (null before the first set)',
+    }),
+    updatedAt: z.string().nullable(),
+    updatedBy: z.string().nullable(),
+  })
+  .openapi('AlertUrl');

@@ -7,13 +7,22 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
 /**
- * Makes the alerts installation exist: an organization installation of the built-in `webhook`
- * integration in the built-in organization. Answers whether it is there (false: another live
- * installation of the webhook integration holds that place).
+ * Makes an alerts installation exist: an organization installation of the built-in `webhook`
+ * integration in the built-in organization, its target that organization (the operator's) or
+ * `targetId` (an organization's own, decision 036: its id, so it never holds another's place).
+ * Answers whether it is there (false: another live installation of the webhook integration holds
+ * that place, or it was uninstalled).
  */
 export async function ensureAlertsInstallation(
   db: Kysely<Database>,
-  row: { id: string; organizationId: string; integration: string; installationKey: string; now: number },
+  row: {
+    id: string;
+    organizationId: string;
+    integration: string;
+    installationKey: string;
+    now: number;
+    targetId?: string;
+  },
 ): Promise<boolean> {
   await db
     .insertInto('installations')
@@ -22,7 +31,7 @@ export async function ensureAlertsInstallation(
       integration_name: row.integration,
       organization_id: row.organizationId,
       target_type: 'organization',
-      target_id: row.organizationId,
+      target_id: row.targetId ?? row.organizationId,
       parent_id: null,
       status: 'active',
       configuration: '{}',
@@ -46,12 +55,16 @@ export async function ensureAlertsInstallation(
   return found !== undefined;
 }
 
+/** With each alert's facts: the alert URL of the installation's organization and its alerts installation (null: none). */
+const organizationAlert = ['oa.url as org_alert_url', 'oa.installation_id as org_alert_installation'] as const;
+
 /** A delivery that ended failed, with its installation and its endpoint as they are now. */
 export async function endedDelivery(db: Kysely<Database>, deliveryId: string) {
   return db
     .selectFrom('deliveries as d')
     .innerJoin('installations as i', 'i.id', 'd.installation_id')
     .leftJoin('endpoints as e', 'e.id', 'd.endpoint_id')
+    .leftJoin('organization_alerts as oa', 'oa.organization_id', 'i.organization_id')
     .select([
       'd.id',
       'd.installation_id',
@@ -69,6 +82,7 @@ export async function endedDelivery(db: Kysely<Database>, deliveryId: string) {
       'e.disabled_at',
       'e.disabled_reason',
       'e.last_error as endpoint_last_error',
+      ...organizationAlert,
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();
@@ -79,6 +93,7 @@ export async function endpointWithInstallation(db: Kysely<Database>, installatio
   return db
     .selectFrom('endpoints as e')
     .innerJoin('installations as i', 'i.id', 'e.installation_id')
+    .leftJoin('organization_alerts as oa', 'oa.organization_id', 'i.organization_id')
     .select([
       'e.id',
       'e.url',
@@ -90,6 +105,7 @@ export async function endpointWithInstallation(db: Kysely<Database>, installatio
       'i.organization_id',
       'i.target_type',
       'i.target_id',
+      ...organizationAlert,
     ])
     .where('e.id', '=', endpointId)
     .where('e.installation_id', '=', installationId)
@@ -99,8 +115,16 @@ export async function endpointWithInstallation(db: Kysely<Database>, installatio
 /** An installation's facts for an alert. */
 export async function installationFacts(db: Kysely<Database>, installationId: string) {
   return db
-    .selectFrom('installations')
-    .select(['id as installation_id', 'integration_name', 'organization_id', 'target_type', 'target_id'])
-    .where('id', '=', installationId)
+    .selectFrom('installations as i')
+    .leftJoin('organization_alerts as oa', 'oa.organization_id', 'i.organization_id')
+    .select([
+      'i.id as installation_id',
+      'i.integration_name',
+      'i.organization_id',
+      'i.target_type',
+      'i.target_id',
+      ...organizationAlert,
+    ])
+    .where('i.id', '=', installationId)
     .executeTakeFirst();
 }

@@ -1,20 +1,26 @@
 /** The statements of deliveries as the API sees them: asked for, redelivered, listed with their attempts. */
 import type { Kysely, Transaction } from 'kysely';
+import { preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
+
+type Dialect = 'sqlite' | 'postgres';
+
+const insertNew = preparedInsert((db, rows: readonly Database['deliveries'][]) =>
+  db
+    .insertInto('deliveries')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
+    )
+    .returning(['id', 'status']),
+);
 
 /**
  * Inserts a new delivery; asking again for the same event and URL (a retried dispatch) answers the
  * delivery already made. One insert, and a read after it only when another request made it first.
  */
-export async function insertOrExisting(trx: Transaction<Database>, row: Database['deliveries']) {
-  const inserted = await trx
-    .insertInto('deliveries')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['installation_id', 'event_id', 'url']).where('redelivery_of', 'is', null).doNothing(),
-    )
-    .returning(['id', 'status'])
-    .executeTakeFirst();
+export async function insertOrExisting(trx: Transaction<Database>, dialect: Dialect, row: Database['deliveries']) {
+  const [inserted] = await insertNew.run(trx, dialect, [row]);
   if (inserted) return inserted;
   return trx
     .selectFrom('deliveries')

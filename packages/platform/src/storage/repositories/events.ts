@@ -8,6 +8,7 @@
  * dispatch-log line and are not answered as owed: nothing dispatches them.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { insertRouted, type NewOutboxRow, owedKey, settledAtRouting } from './outbox.js';
 
@@ -16,6 +17,14 @@ type Dialect = 'sqlite' | 'postgres';
 const CHUNK = 500;
 /** Events (and as many owed rows) that PostgreSQL stores in one statement. */
 export const ONE_STATEMENT = 200;
+
+const insertNew = preparedInsert((db, rows: readonly Database['events'][]) =>
+  db
+    .insertInto('events')
+    .values(rows)
+    .onConflict((oc) => oc.column('event_id').doNothing())
+    .returning('event_id'),
+);
 
 export interface Stored {
   /** The events this write stored (the others were stored before). */
@@ -37,16 +46,11 @@ export async function storeEvents(
   if (oneStatement(dialect, events.length, owed.length)) return storeInOneStatement(trx, events, owed);
   const stored = new Set<string>();
   for (let i = 0; i < events.length; i += CHUNK) {
-    const chunk = await trx
-      .insertInto('events')
-      .values(events.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.column('event_id').doNothing())
-      .returning('event_id')
-      .execute();
+    const chunk = await insertNew.run(trx, dialect, events.slice(i, i + CHUNK));
     for (const { event_id } of chunk) stored.add(event_id);
   }
   const rows = owed.filter((row) => stored.has(row.event_id as string));
-  return { events: stored, owed: rows.length > 0 ? await insertRouted(trx, rows) : new Map() };
+  return { events: stored, owed: rows.length > 0 ? await insertRouted(trx, dialect, rows) : new Map() };
 }
 
 async function storeInOneStatement(

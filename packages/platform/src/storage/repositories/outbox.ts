@@ -7,6 +7,7 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import { LeaseLost } from '../../errors/lease-lost.js';
 import { insertThenUpdate } from '../insert-then-update.js';
+import { preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
 
@@ -40,14 +41,18 @@ export async function markRouted(trx: Transaction<Database>, eventIds: string[],
 }
 
 /** Inserts owed rows; answers their ids by installation and event (RETURNING's order is not promised). */
-export async function insertOwed(trx: Transaction<Database>, rows: NewOutboxRow[]): Promise<Map<string, number>> {
+const insertRows = preparedInsert((db, rows: readonly NewOutboxRow[]) =>
+  db.insertInto('outbox').values(rows).returning(['id', 'installation_id', 'event_id']),
+);
+
+export async function insertOwed(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  rows: NewOutboxRow[],
+): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (let i = 0; i < rows.length; i += CHUNK) {
-    const inserted = await trx
-      .insertInto('outbox')
-      .values(rows.slice(i, i + CHUNK))
-      .returning(['id', 'installation_id', 'event_id'])
-      .execute();
+    const inserted = await insertRows.run(trx, dialect, rows.slice(i, i + CHUNK));
     for (const row of inserted) ids.set(owedKey(row), row.id);
   }
   return ids;
@@ -82,12 +87,17 @@ export function skippedLine(row: NewOutboxRow): Insertable<Database['dispatches'
  * Inserts the rows routing decided: those owed (answers their ids, by `owedKey`), and those it
  * settled (a paused installation's), unclaimed, each with its dispatch-log line.
  */
-export async function insertRouted(trx: Transaction<Database>, rows: NewOutboxRow[]): Promise<Map<string, number>> {
+export async function insertRouted(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  rows: NewOutboxRow[],
+): Promise<Map<string, number>> {
   const settled = rows.filter(settledAtRouting);
-  if (settled.length === 0) return insertOwed(trx, rows);
+  if (settled.length === 0) return insertOwed(trx, dialect, rows);
   const owed = rows.filter((row) => !settledAtRouting(row));
   await insertOwed(
     trx,
+    dialect,
     settled.map((row) => ({ ...row, claimed_until: null })),
   );
   for (let i = 0; i < settled.length; i += CHUNK) {
@@ -96,7 +106,7 @@ export async function insertRouted(trx: Transaction<Database>, rows: NewOutboxRo
       .values(settled.slice(i, i + CHUNK).map(skippedLine))
       .execute();
   }
-  return owed.length > 0 ? insertOwed(trx, owed) : new Map();
+  return owed.length > 0 ? insertOwed(trx, dialect, owed) : new Map();
 }
 
 /**
