@@ -66,6 +66,22 @@ describe('portico tail', () => {
     expect(cli.stderr()).not.toMatch(/error/i);
   }, 30_000);
 
+  it('shows an event sent while the installation is paused as skipped, not as failed', async () => {
+    const cli = tail([space]);
+    await cli.waitFor(/following webhook in space docs/);
+    await world.api('POST', `/v1/installations/${space}/pause`, undefined, world.adaToken);
+    try {
+      await emit('space_content_updated', ['--space', 'docs']);
+      await cli.waitFor(
+        new RegExp(
+          `space_content_updated → webhook in space docs \\(${space}\\): skipped while paused \\(not sent, and not kept\\)`,
+        ),
+      );
+    } finally {
+      await world.api('POST', `/v1/installations/${space}/resume`, undefined, world.adaToken);
+    }
+  });
+
   it('prints JSON lines, filtered by type and status, and stops after --count events', async () => {
     const cli = tail([space, site, '--json', '--type', 'site_view', '--status', 'ok', '--count', '2']);
     await cli.waitFor(/following/);

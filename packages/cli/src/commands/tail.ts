@@ -185,7 +185,7 @@ function eventFilter(options: TailOptions) {
     const good = view.status >= 200 && view.status < 300;
     if (status === undefined) return true;
     if (status === 'ok') return good;
-    if (status === 'failed') return !good;
+    if (status === 'failed') return !good && !view.skipped;
     if (status === 'pending' || status === 'delivered') return false;
     return view.status === Number(status);
   };

@@ -24,8 +24,13 @@ export const keys = {
   integration: (name: string, share?: string) => ['integration', name, share ?? ''] as const,
   installation: (id: string) => ['installation', id] as const,
   deliveries: (id: string, filter: DeliveryFilter) => ['deliveries', id, filter] as const,
-  dispatches: (id: string) => ['dispatches', id] as const,
+  dispatches: (id: string, filter: DispatchFilter) => ['dispatches', id, filter] as const,
 };
+
+export interface DispatchFilter {
+  /** Whether the system events (renders, setup events) are listed too. */
+  system: boolean;
+}
 
 export interface DeliveryFilter {
   status?: 'pending' | 'delivered' | 'failed';
@@ -121,11 +126,41 @@ export const useEventDeliveries = (id: string, eventId: string, enabled: boolean
     enabled,
   });
 
-export const useDispatches = (id: string, live: boolean) =>
-  useQuery({
-    queryKey: keys.dispatches(id),
-    queryFn: () => call(api.GET('/v1/installations/{id}/dispatches', { params: { path: { id } } })),
+/** One page of the Events log, and the cursor of the next (older) one. */
+export interface DispatchPage {
+  dispatches: Dispatch[];
+  nextCursor?: string | undefined;
+}
+export type DispatchPages = InfiniteData<DispatchPage, string | undefined>;
+
+/** The Events log, newest first, 50 at a time; the server leaves out system events unless asked. */
+export const useDispatches = (id: string, filter: DispatchFilter, live: boolean) =>
+  useInfiniteQuery({
+    queryKey: keys.dispatches(id, filter),
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }): Promise<DispatchPage> => {
+      const { data, headers } = await callWithHeaders(
+        api.GET('/v1/installations/{id}/dispatches', {
+          params: {
+            path: { id },
+            query: { limit: 50, system: filter.system ? 'true' : 'false', ...(pageParam ? { cursor: pageParam } : {}) },
+          },
+        }),
+      );
+      return { dispatches: data, nextCursor: headers.get('x-next-cursor') ?? undefined };
+    },
+    getNextPageParam: (last) => last.nextCursor,
     refetchInterval: live ? false : 5_000,
+  });
+
+/** Whether the installation has any system event (the empty log then says they are hidden). */
+export const useAnySystemEvent = (id: string, enabled: boolean) =>
+  useQuery({
+    queryKey: ['dispatches', id, 'any'],
+    queryFn: async () =>
+      (await call(api.GET('/v1/installations/{id}/dispatches', { params: { path: { id }, query: { limit: 1 } } })))
+        .length > 0,
+    enabled,
   });
 
 /**

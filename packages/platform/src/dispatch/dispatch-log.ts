@@ -1,7 +1,8 @@
 /** The dispatch log of an installation: each envelope sent to its integration and how it went. */
 import type { Selectable } from 'kysely';
+import { invalid } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../installations/load.js';
-import { latestDispatches } from '../storage/repositories/dispatches.js';
+import { dispatchPage } from '../storage/repositories/dispatches.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 
@@ -16,6 +17,8 @@ export interface DispatchView {
   error: string | null;
   logs: string[];
   at: string;
+  /** Why the event was not sent to the integration (`paused`); null when it was. */
+  skipped: string | null;
 }
 
 export function dispatchView(row: Selectable<Database['dispatches']>): DispatchView {
@@ -29,12 +32,61 @@ export function dispatchView(row: Selectable<Database['dispatches']>): DispatchV
     error: row.error,
     logs: JSON.parse(row.logs) as string[],
     at: new Date(row.at).toISOString(),
+    skipped: row.skipped ?? null,
   };
 }
 
-/** The latest 100 dispatches to the installation, newest first. */
-export async function listDispatches(ctx: ServiceContext, principal: Principal, id: string): Promise<DispatchView[]> {
+/** What the platform sends on its own account: the dashboard's renders and the setup events. */
+export const SYSTEM_EVENTS: readonly string[] = [
+  'ui_render',
+  'installation_setup',
+  'space_installation_setup',
+  'site_installation_setup',
+];
+
+export interface DispatchPage {
+  dispatches: DispatchView[];
+  /** Where the next (older) page starts; null when this page is the last. */
+  nextCursor: string | null;
+}
+
+/**
+ * A page of the dispatches to the installation, newest first (100 unless `limit` says, at most
+ * 200). A page continues from the `cursor` the one before it answered: it names the last
+ * dispatch shown, so dispatches recorded meanwhile neither shift nor repeat the older pages.
+ * `system: false` leaves out the system events (`SYSTEM_EVENTS`), so a page holds `limit` of the
+ * others when there are as many.
+ */
+export async function listDispatches(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  options: { limit?: number | undefined; cursor?: string | undefined; system?: boolean | undefined } = {},
+): Promise<DispatchPage> {
   await authorizedInstallation(ctx, principal, id);
-  const rows = await latestDispatches(ctx.db, id, 100);
-  return rows.map(dispatchView);
+  const limit = Math.min(Math.max(options.limit ?? 100, 1), 200);
+  const before = options.cursor === undefined ? undefined : cursorId(options.cursor);
+  const rows = await dispatchPage(ctx.db, id, {
+    before,
+    limit: limit + 1,
+    leaveOut: options.system === false ? SYSTEM_EVENTS : undefined,
+  });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    dispatches: page.map(dispatchView),
+    nextCursor: rows.length > limit && last ? Buffer.from(`d${last.id}`).toString('base64url') : null,
+  };
+}
+
+/** The dispatch id a cursor names; refuses one this API did not give. */
+function cursorId(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const id = /^d(\d{1,15})$/.exec(text)?.[1];
+  if (id === undefined)
+    throw invalid(
+      'invalid_cursor',
+      `the cursor "${cursor}" is not one this API gave: pass the X-Next-Cursor header of the page before, or no cursor for the newest page`,
+    );
+  return Number(id);
 }

@@ -56,7 +56,12 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, trace
     return settle('skipped: uninstalled');
   const owed = JSON.parse(row.event) as Record<string, unknown> & { type: string };
   const setup = row.event_id === null; // the installation's own events: setup and deleted
-  if (installation.status === 'paused' && !deleted) return settle('skipped: paused');
+  // Paused since it was routed: not kept, but its Events log says what it missed.
+  if (installation.status === 'paused' && !deleted)
+    return settle(
+      outbox.SKIPPED_PAUSED,
+      outbox.skippedLine({ ...row, dispatched_at: ctx.now(), outcome: outbox.SKIPPED_PAUSED }),
+    );
   if (!setup && installation.status !== 'active') return settle(`skipped: ${installation.status}`);
   const { cause: _cause, ...fields } = owed;
   const event = (setup

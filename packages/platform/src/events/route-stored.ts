@@ -7,6 +7,7 @@
 import type { PipelineTracing } from '../observability/tracing.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import type { EventRouting, RoutableEvent, ServiceContext } from '../types.js';
+import { countSkipped } from './count-skipped.js';
 
 /** Events routed per pass; a full batch means there may be more. */
 export const ROUTE_BATCH = 200;
@@ -32,13 +33,14 @@ export async function routeStoredEvents(
         now,
       );
       const rows = routing.rows.filter((row) => marked.has(row.event_id as string));
-      return rows.length > 0 ? outbox.insertOwed(trx, ctx.dialect, rows) : new Map<string, number>();
+      return rows.length > 0 ? outbox.insertRouted(trx, ctx.dialect, rows) : new Map<string, number>();
     });
   } catch (error) {
     routing.failed();
     throw error;
   }
   routing.committed(ids);
+  countSkipped(ctx, routing.rows, marked);
   if (began !== undefined) tracing?.routedLater(events, marked, routing.rows, began);
   return events.length;
 }

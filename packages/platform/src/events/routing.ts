@@ -3,11 +3,15 @@
  * its installation in that place, when that installation is active (and its organization
  * installation is not paused), its scopes allow the event and its integration handles it. This
  * decides the outbox rows of some events, read-only; the dispatcher has them written in the
- * transaction that stores the events (or marks them routed).
+ * transaction that stores the events (or marks them routed). An installation that would receive
+ * the event but is paused (or below a paused organization installation) gets a row written
+ * settled, `skipped: paused`, with its dispatch-log line (`outbox.insertRouted`): the event is not
+ * kept for it, but its Events log and the event's trace say what it missed.
  */
 
 import type { IntegrationRegistry } from '../dispatch/integration-registry.js';
 import type { NewOutboxRow } from '../storage/repositories/outbox.js';
+import { SKIPPED_PAUSED } from '../storage/repositories/outbox.js';
 import { receiversIn } from '../storage/repositories/receivers.js';
 import type { RoutableEvent, ServiceContext } from '../types.js';
 
@@ -41,7 +45,8 @@ export async function owedRows(
     }
     const rows: NewOutboxRow[] = [];
     for (const installation of await installed) {
-      if (Number(installation.setup_owed)) setupOwed.add(installation.id);
+      const paused = Number(installation.paused) === 1;
+      if (!paused && Number(installation.setup_owed)) setupOwed.add(installation.id);
       if (!(await registry.receives(installation.integration_name, installation.latest_version, event.type))) continue;
       rows.push({
         installation_id: installation.id,
@@ -50,9 +55,10 @@ export async function owedRows(
         event_type: event.type,
         event: JSON.stringify({ ...payload, installationId: installation.id }),
         created_at: now,
-        dispatched_at: null,
+        // Paused: the event is not kept, only recorded as missed (written settled, never dispatched).
+        dispatched_at: paused ? now : null,
         claimed_until: null,
-        outcome: null,
+        outcome: paused ? SKIPPED_PAUSED : null,
       });
     }
     owed.push({ eventId: event.event_id, rows });

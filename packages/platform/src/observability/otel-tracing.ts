@@ -22,7 +22,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
-import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
+import { type NewOutboxRow, type OutboxRow, settledAtRouting } from '../storage/repositories/outbox.js';
 import { attemptClass } from './metrics.js';
 import {
   type AttemptTrace,
@@ -354,10 +354,11 @@ export class OtelTracing implements PipelineTracing {
   }
 }
 
+/** The installations each event is dispatched to (not those routing recorded as skipped: paused). */
 function installationsByEvent(owed: readonly NewOutboxRow[]): Map<string, string[]> {
   const byEvent = new Map<string, string[]>();
   for (const row of owed) {
-    if (row.event_id == null) continue;
+    if (row.event_id == null || settledAtRouting(row)) continue;
     const list = byEvent.get(row.event_id);
     if (list) list.push(row.installation_id);
     else byEvent.set(row.event_id, [row.installation_id]);

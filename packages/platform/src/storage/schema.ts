@@ -154,6 +154,8 @@ export interface Database {
     error: string | null;
     logs: string;
     at: number;
+    /** Why the event was not sent (`paused`): the platform wrote this line, no integration was called. */
+    skipped: Generated<string | null>;
   };
   deliveries: {
     id: string;

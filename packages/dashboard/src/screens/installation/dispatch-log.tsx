@@ -1,28 +1,25 @@
 import { useState } from 'react';
 import { Button, Checkbox } from 'react-aria-components';
-import { type Dispatch, useDispatches } from '../../api/queries';
+import { type Dispatch, useAnySystemEvent, useDispatches } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
 import { ScrollTable } from '../../components/scroll-table';
 import { TimeText } from '../../components/time-text';
 
-/** What the platform sends on its own account: the dashboard's renders and the setup events. */
-const SYSTEM = new Set(['ui_render', 'installation_setup', 'space_installation_setup', 'site_installation_setup']);
-const PAGE = 50;
-
 /**
- * Every dispatch to the installation: event, status, duration, error and the integration's logs.
- * What the integration did comes first: the dashboard's own renders and setup events are behind
- * "Show system events"; an event it does not handle reads "not handled", not as a failure.
+ * Every dispatch to the installation, newest first, a page at a time: event, status, duration,
+ * error and the integration's logs. What the integration did comes first: the dashboard's own
+ * renders and setup events are left out by the server until "Show system events" asks for them;
+ * an event it does not handle reads "not handled", and one it missed while paused "skipped while
+ * paused", neither as a failure.
  */
 export function DispatchLog({ installationId, live }: { installationId: string; live: boolean }) {
-  const dispatches = useDispatches(installationId, live);
   const [system, setSystem] = useState(false);
-  const [shown, setShown] = useState(PAGE);
-  const all = dispatches.data ?? [];
-  const rows = system ? all : all.filter((dispatch) => !SYSTEM.has(dispatch.type));
-  const hidden = all.length - rows.length;
+  const dispatches = useDispatches(installationId, { system }, live);
+  const rows = dispatches.data?.pages.flatMap((page) => page.dispatches) ?? [];
+  const empty = dispatches.data !== undefined && rows.length === 0;
+  const anySystem = useAnySystemEvent(installationId, empty && !system);
   return (
     <section aria-labelledby="dispatches-heading">
       <h2 id="dispatches-heading">Events</h2>
@@ -31,13 +28,11 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
         integration logged.
       </p>
       <Checkbox className="checkbox" isSelected={system} onChange={setSystem}>
-        Show system events (screens drawn, setup){hidden > 0 ? ` · ${hidden} hidden` : ''}
+        Show system events (screens drawn, setup)
       </Checkbox>
       {dispatches.isPending ? <Loading /> : null}
       {dispatches.error ? <ErrorNote error={dispatches.error} /> : null}
-      {dispatches.data && rows.length === 0 ? (
-        <p className="muted">{hidden > 0 ? 'No event but system events yet.' : 'No event yet.'}</p>
-      ) : null}
+      {empty ? <p className="muted">{anySystem.data ? 'No event but system events yet.' : 'No event yet.'}</p> : null}
       {rows.length > 0 ? (
         <ScrollTable label="Event list">
           <table>
@@ -51,17 +46,16 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
               </tr>
             </thead>
             <tbody>
-              {rows.slice(0, shown).map((dispatch, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: one event can be dispatched more than once in the same millisecond
-                <DispatchRow key={`${dispatch.at}-${dispatch.eventId}-${i}`} dispatch={dispatch} />
+              {rows.map((dispatch) => (
+                <DispatchRow key={dispatch.id} dispatch={dispatch} />
               ))}
             </tbody>
           </table>
         </ScrollTable>
       ) : null}
-      {rows.length > shown ? (
-        <Button className="button" onPress={() => setShown((before) => before + PAGE)}>
-          Older events ({rows.length - shown} more)
+      {dispatches.hasNextPage ? (
+        <Button className="button" onPress={() => dispatches.fetchNextPage()} isPending={dispatches.isFetchingNextPage}>
+          Older events
         </Button>
       ) : null}
     </section>
@@ -73,9 +67,11 @@ const notHandled = (dispatch: Dispatch) => dispatch.status === 404 || dispatch.s
 
 function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
   const ok = dispatch.status >= 200 && dispatch.status < 300;
-  const skipped = notHandled(dispatch);
+  const skipped = dispatch.skipped !== null;
+  const unhandled = !skipped && notHandled(dispatch);
+  const state = skipped ? 'skipped' : ok ? 'ok' : unhandled ? 'not-handled' : 'failed';
   return (
-    <tr className="log-row" data-status={ok ? 'ok' : skipped ? 'not-handled' : 'failed'}>
+    <tr className="log-row" data-status={state}>
       <td>
         <TimeText at={dispatch.at} />
       </td>
@@ -87,6 +83,10 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
       </td>
       <td>
         {skipped ? (
+          <span className="status not-handled" title="The installation was paused: the event was not sent, nor kept">
+            {dispatch.skipped === 'paused' ? 'skipped while paused' : `skipped (${dispatch.skipped})`}
+          </span>
+        ) : unhandled ? (
           <span className="status not-handled" title={`answered ${dispatch.status}`}>
             not handled
           </span>
@@ -96,9 +96,9 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
           </span>
         )}
       </td>
-      <td>{dispatch.durationMs} ms</td>
+      <td>{skipped ? '—' : `${dispatch.durationMs} ms`}</td>
       <td>
-        {dispatch.error && !skipped ? <div className="field-error">{dispatch.error}</div> : null}
+        {dispatch.error && !unhandled && !skipped ? <div className="field-error">{dispatch.error}</div> : null}
         {dispatch.logs.length > 0 ? (
           <details>
             <summary>{dispatch.logs.length} log line(s)</summary>

@@ -69,7 +69,8 @@ export function StatusPanel({
             message={
               <p>
                 While it is paused it receives no events, and they are not kept: events sent meanwhile are never
-                delivered to it, not even after Resume. Its public endpoint answers 503.
+                delivered to it, not even after Resume (its Events log lists them as skipped). Its public endpoint
+                answers 503.
               </p>
             }
             confirmLabel="Pause"

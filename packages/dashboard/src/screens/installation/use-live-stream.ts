@@ -1,13 +1,22 @@
 /**
  * The installation's live stream (GET /v1/installations/{id}/stream, server-sent events): each
- * `dispatch` goes to the top of the dispatch log, each `delivery` replaces its row (or joins the
+ * `dispatch` goes to the top of the Events log (where its filter takes it), each `delivery` replaces its row (or joins the
  * log) in every cached delivery list. Answers whether the stream is open; while it is not, the logs
  * ask again every few seconds. A delivery that ends also reads the installation again, for its
  * endpoints' health.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { type Delivery, type DeliveryFilter, type DeliveryPages, type Dispatch, keys } from '../../api/queries';
+import {
+  type Delivery,
+  type DeliveryFilter,
+  type DeliveryPages,
+  type Dispatch,
+  type DispatchFilter,
+  type DispatchPages,
+  keys,
+} from '../../api/queries';
+import { SYSTEM_EVENTS } from '../../api/system-events';
 
 export function useLiveStream(installationId: string): boolean {
   const client = useQueryClient();
@@ -20,9 +29,17 @@ export function useLiveStream(installationId: string): boolean {
     source.onerror = () => setOpen(source.readyState === EventSource.OPEN);
     source.addEventListener('dispatch', (event) => {
       const dispatch = JSON.parse((event as MessageEvent<string>).data) as Dispatch;
-      client.setQueryData<Dispatch[]>(keys.dispatches(installationId), (before) =>
-        [dispatch, ...(before ?? [])].slice(0, 100),
-      );
+      for (const [key, data] of client.getQueriesData<DispatchPages | boolean>({
+        queryKey: ['dispatches', installationId],
+      })) {
+        if (data === undefined) continue;
+        if (typeof data === 'boolean') {
+          if (SYSTEM_EVENTS.has(dispatch.type)) client.setQueryData(key, true);
+          continue;
+        }
+        if (!(key[2] as DispatchFilter).system && SYSTEM_EVENTS.has(dispatch.type)) continue;
+        client.setQueryData(key, withDispatch(data, dispatch));
+      }
     });
     source.addEventListener('delivery', (event) => {
       const delivery = JSON.parse((event as MessageEvent<string>).data) as Delivery;
@@ -69,5 +86,16 @@ export function withDelivery(pages: DeliveryPages, delivery: Delivery, filter: D
       if (index === 0) return { ...page, deliveries: [delivery, ...rest] };
       return { ...page, deliveries: rest };
     }),
+  };
+}
+
+/** The Events log with this dispatch on top (once: a stream that resumes may send it again). */
+export function withDispatch(pages: DispatchPages, dispatch: Dispatch): DispatchPages {
+  if (pages.pages.some((page) => page.dispatches.some((d) => d.id === dispatch.id))) return pages;
+  return {
+    ...pages,
+    pages: pages.pages.map((page, index) =>
+      index === 0 ? { ...page, dispatches: [dispatch, ...page.dispatches] } : page,
+    ),
   };
 }

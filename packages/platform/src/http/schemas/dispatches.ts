@@ -12,5 +12,9 @@ export const DispatchRecord = z
     error: z.string().nullable(),
     logs: z.array(z.string()),
     at: z.string(),
+    skipped: z.string().nullable().openapi({
+      description:
+        'Why the event was not sent to the integration: `paused` (the installation, or its organization installation, was paused; the event is not kept). The platform wrote this line (host `platform`, status 0). Null when it was sent',
+    }),
   })
   .openapi('Dispatch');

@@ -2,14 +2,26 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
-/** The installation's latest dispatches, newest first. */
-export function latestDispatches(db: Kysely<Database>, installationId: string, limit: number) {
+/**
+ * One page of the installation's dispatch log, newest first: those below `before` (an id; the page
+ * before it ended there), leaving out the event types in `leaveOut`. Asks for `limit` rows.
+ */
+export function dispatchPage(
+  db: Kysely<Database>,
+  installationId: string,
+  options: { before?: number | undefined; leaveOut?: readonly string[] | undefined; limit: number },
+) {
+  const { before, leaveOut } = options;
   return db
     .selectFrom('dispatches')
     .selectAll()
     .where('installation_id', '=', installationId)
+    .$if(before !== undefined, (qb) => qb.where('id', '<', before as number))
+    .$if(leaveOut !== undefined && leaveOut.length > 0, (qb) =>
+      qb.where('event_type', 'not in', leaveOut as readonly string[]),
+    )
     .orderBy('id', 'desc')
-    .limit(limit)
+    .limit(options.limit)
     .execute();
 }
 

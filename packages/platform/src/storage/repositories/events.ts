@@ -4,11 +4,13 @@
  * stored are inserted. On PostgreSQL a write of up to `ONE_STATEMENT` events is one statement
  * (the rows' insert joins the events' insert as a data-modifying CTE), so it needs no transaction;
  * on SQLite, where a statement costs no round trip, it is two statements in the shared transaction.
+ * Rows routing wrote settled (a paused installation's, `skipped: paused`) are stored with their
+ * dispatch-log line and are not answered as owed: nothing dispatches them.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
-import { insertOwed, type NewOutboxRow, owedKey } from './outbox.js';
+import { insertRouted, type NewOutboxRow, owedKey, settledAtRouting } from './outbox.js';
 
 type Dialect = 'sqlite' | 'postgres';
 /** Rows per INSERT statement (well under SQLite's limit on bound parameters). */
@@ -48,7 +50,7 @@ export async function storeEvents(
     for (const { event_id } of chunk) stored.add(event_id);
   }
   const rows = owed.filter((row) => stored.has(row.event_id as string));
-  return { events: stored, owed: rows.length > 0 ? await insertOwed(trx, dialect, rows) : new Map() };
+  return { events: stored, owed: rows.length > 0 ? await insertRouted(trx, dialect, rows) : new Map() };
 }
 
 async function storeInOneStatement(
@@ -70,10 +72,19 @@ async function storeInOneStatement(
       )
     ).rows;
   } else {
+    // Rows written settled (a paused installation's) come back with their dispatch-log line, not as owed.
+    const settled = owed.some(settledAtRouting);
+    const skippedLines = settled
+      ? sql`, d AS (
+        INSERT INTO dispatches (installation_id, event_id, event_type, host, status, duration_ms, error, logs, at, skipped)
+        SELECT installation_id, event_id, event_type, 'platform', 0, 0, NULL, '[]', dispatched_at, replace(outcome, 'skipped: ', '')
+        FROM o WHERE dispatched_at IS NOT NULL
+      )`
+      : sql``;
     const rowValues = sql.join(
       owed.map(
         (r) =>
-          sql`(${r.installation_id}::text, ${r.integration_name}::text, ${r.event_id}::text, ${r.event_type}::text, ${r.event}::text, ${r.created_at}::bigint, ${r.dispatched_at ?? null}::bigint, ${r.claimed_until ?? null}::bigint, ${r.outcome ?? null}::text)`,
+          sql`(${r.installation_id}::text, ${r.integration_name}::text, ${r.event_id}::text, ${r.event_type}::text, ${r.event}::text, ${r.created_at}::bigint, ${r.dispatched_at ?? null}::bigint, ${settledAtRouting(r) ? null : (r.claimed_until ?? null)}::bigint, ${r.outcome ?? null}::text)`,
       ),
     );
     answer = (
@@ -82,10 +93,10 @@ async function storeInOneStatement(
         INSERT INTO outbox (installation_id, integration_name, event_id, event_type, event, created_at, dispatched_at, claimed_until, outcome)
         SELECT v.* FROM (VALUES ${rowValues}) AS v (installation_id, integration_name, event_id, event_type, event, created_at, dispatched_at, claimed_until, outcome)
         WHERE v.event_id IN (SELECT event_id FROM e)
-        RETURNING id, installation_id, event_id
-      )
+        RETURNING id, installation_id, event_id, event_type, dispatched_at, outcome
+      )${skippedLines}
       SELECT event_id, NULL::bigint AS id, NULL::text AS installation_id FROM e
-      UNION ALL SELECT event_id, id, installation_id FROM o`.execute(trx)
+      UNION ALL SELECT event_id, id, installation_id FROM o WHERE dispatched_at IS NULL`.execute(trx)
     ).rows;
   }
   const stored: Stored = { events: new Set(), owed: new Map() };

@@ -61,6 +61,54 @@ export async function insertOwed(
 export const owedKey = (row: { installation_id: string; event_id?: string | null }) =>
   `${row.installation_id} ${row.event_id}`;
 
+/** The outcome of a row routing wrote settled: its installation was paused (the event is not kept). */
+export const SKIPPED_PAUSED = 'skipped: paused';
+
+/** A row routing wrote settled (`dispatched_at` set): recorded, never dispatched. */
+export const settledAtRouting = (row: NewOutboxRow) => row.dispatched_at !== null && row.dispatched_at !== undefined;
+
+/** The dispatch-log line of a row written settled: the platform's, no integration called. */
+export function skippedLine(row: NewOutboxRow): Insertable<Database['dispatches']> {
+  return {
+    installation_id: row.installation_id,
+    event_id: row.event_id ?? null,
+    event_type: row.event_type,
+    host: 'platform',
+    status: 0,
+    duration_ms: 0,
+    error: null,
+    logs: '[]',
+    at: row.dispatched_at as number,
+    skipped: (row.outcome ?? SKIPPED_PAUSED).replace(/^skipped: /, ''),
+  };
+}
+
+/**
+ * Inserts the rows routing decided: those owed (answers their ids, by `owedKey`), and those it
+ * settled (a paused installation's), unclaimed, each with its dispatch-log line.
+ */
+export async function insertRouted(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  rows: NewOutboxRow[],
+): Promise<Map<string, number>> {
+  const settled = rows.filter(settledAtRouting);
+  if (settled.length === 0) return insertOwed(trx, dialect, rows);
+  const owed = rows.filter((row) => !settledAtRouting(row));
+  await insertOwed(
+    trx,
+    dialect,
+    settled.map((row) => ({ ...row, claimed_until: null })),
+  );
+  for (let i = 0; i < settled.length; i += CHUNK) {
+    await trx
+      .insertInto('dispatches')
+      .values(settled.slice(i, i + CHUNK).map(skippedLine))
+      .execute();
+  }
+  return owed.length > 0 ? insertOwed(trx, dialect, owed) : new Map();
+}
+
 /**
  * Owed rows no node holds, available now, in order, leaving out `installations` and
  * `integrations`, and rows behind a setup event their installation is still owed.

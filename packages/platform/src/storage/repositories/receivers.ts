@@ -1,10 +1,12 @@
 /** What routing reads: the installations in a place that can receive its events (events/routing.ts). */
+import { sql } from 'kysely';
 import { prepared } from '../prepared.js';
 
 /**
  * The installations in one place that can receive its events: active, below an organization
  * installation that is not paused; with their integration's latest version (read here, so routing
- * asks no second question per event).
+ * asks no second question per event). Those that would were they not paused (the installation or
+ * its organization installation) come too, marked `paused`: routing records what they missed.
  */
 export const receiversIn = prepared((db, kind: string, placeId: string) =>
   db
@@ -28,7 +30,7 @@ export const receiversIn = prepared((db, kind: string, placeId: string) =>
     .where('i.target_type', '=', kind as 'space' | 'site')
     .where('i.target_id', '=', placeId)
     .where('i.uninstalled_at', 'is', null)
-    .where('i.status', '=', 'active')
-    .where('parent.status', '!=', 'paused')
+    .select(sql<number>`case when i.status = 'paused' or parent.status = 'paused' then 1 else 0 end`.as('paused'))
+    .where('i.status', 'in', ['active', 'paused'])
     .orderBy('i.created_at'),
 );
