@@ -82,7 +82,7 @@ describe('the organization’s alert URL', { timeout: 120_000 }, () => {
         await region.getByRole('button', { name: 'Rotate', exact: true }).click();
         await page.getByRole('alertdialog', { name: 'Rotate the alert signing secret?' }).waitFor();
         await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate secret' }).click();
-        await region.getByText(/Rotated: the new secret signs alerts from now on/).waitFor();
+        await region.getByText(/Rotated: the new secret signs every alert from now on/).waitFor();
         const rotated = (await world.as(world.tokens.ada)('GET', '/v1/orgs/acme/alert-url/signing-secret')).body;
         expect(rotated.secret).not.toBe(secret);
         expect(rotated.previous.map((p: { secret: string }) => p.secret)).toEqual([secret]);

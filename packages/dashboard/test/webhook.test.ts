@@ -177,7 +177,7 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect((await secrets()).secret).toBe(current);
     await region.getByRole('button', { name: 'Rotate', exact: true }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate secret' }).click();
-    await region.getByText(/Rotated: the new secret signs from now on/).waitFor();
+    await region.getByText(/Rotated: the new secret signs every delivery from now on/).waitFor();
     const rotated = await secrets();
     expect(rotated.secret).not.toBe(current);
     expect(rotated.previous.map((p) => p.secret)).toEqual([current]);

@@ -2,10 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, FieldError, Form, Input, Label, Text, TextField } from 'react-aria-components';
 import { ApiError, api, call } from '../../api/client';
-import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorNote } from '../../components/error-note';
 import { MessageText } from '../../components/message-text';
-import { TimeText } from '../../components/time-text';
+import { RotatingSecret } from '../../components/rotating-secret';
 
 /** The server names the field `url`; the person sees its label. */
 const TITLES = new Map([['url', 'Alert URL']]);
@@ -127,69 +126,20 @@ export function AlertUrlPanel({ org, isAdmin }: { org: string; isAdmin: boolean 
   );
 }
 
-/**
- * The secret the organization's alerts are signed with: hidden until Reveal; Rotate after a
- * question, then the current secret and the previous one with the time it stops signing.
- */
+/** The secret the organization's alerts are signed with (see RotatingSecret). */
 function AlertSecret({ org }: { org: string }) {
-  const client = useQueryClient();
-  const key = ['alert-secret', org];
   const path = { params: { path: { org } } };
-  const [shown, setShown] = useState(false);
-  const secrets = useQuery({
-    queryKey: key,
-    queryFn: () => call(api.GET('/v1/orgs/{org}/alert-url/signing-secret', path)),
-    enabled: shown,
-    staleTime: 0,
-  });
-  const rotate = useMutation({
-    mutationFn: () => call(api.POST('/v1/orgs/{org}/alert-url/signing-secret/rotate', path)),
-    onSuccess(answer) {
-      client.setQueryData(key, answer);
-      setShown(true);
-    },
-  });
-  const data = shown ? secrets.data : undefined;
   return (
     <div className="stack">
-      <div className="secret-row">
-        <span>Alert signing secret:</span>
-        {data ? (
-          <code className="secret">{data.secret}</code>
-        ) : (
-          <span className="muted">{shown && secrets.isPending ? 'Loading…' : 'Hidden.'}</span>
-        )}
-      </div>
-      {data?.previous.map((previous) => (
-        <div className="secret-row" key={previous.secret}>
-          <span>
-            Previous, signs until <TimeText at={previous.expiresAt} />:
-          </span>
-          <code className="secret">{previous.secret}</code>
-        </div>
-      ))}
-      <div className="row">
-        <Button className="button" onPress={() => setShown((before) => !before)}>
-          {shown ? 'Hide' : 'Reveal'}
-        </Button>
-        <ConfirmButton
-          danger
-          title="Rotate the alert signing secret?"
-          message="A new secret signs every alert from now on. The current one keeps signing for 24 hours, so update your alert receiver within a day."
-          confirmLabel="Rotate secret"
-          onConfirm={() => rotate.mutate()}
-          isPending={rotate.isPending}
-        >
-          Rotate
-        </ConfirmButton>
-        <span role="status" className="muted">
-          {rotate.isSuccess
-            ? 'Rotated: the new secret signs alerts from now on; the previous one also signs for 24 hours.'
-            : ''}
-        </span>
-      </div>
-      {secrets.error ? <ErrorNote error={secrets.error} /> : null}
-      {rotate.error ? <ErrorNote title="Not rotated" error={rotate.error} /> : null}
+      <p className="muted">Alert signing secret: your alert receiver checks each alert's signature with it.</p>
+      <RotatingSecret
+        queryKey={['alert-secret', org]}
+        read={() => call(api.GET('/v1/orgs/{org}/alert-url/signing-secret', path))}
+        rotate={() => call(api.POST('/v1/orgs/{org}/alert-url/signing-secret/rotate', path))}
+        title="Rotate the alert signing secret?"
+        signs="every alert"
+        receivers="your alert receiver"
+      />
     </div>
   );
 }
