@@ -248,14 +248,16 @@ export async function publishWarnings(dispatcher: Dispatcher, name: string, vers
 
 /**
  * The components of the integration's latest version: those its script defines (learned once per
- * version), and the blocks its manifest registers, each marked as a block (quick insert menu) or
- * not (configuration screen).
+ * version), the blocks its manifest registers, and for a GitBook-dialect version the components its
+ * manifest names for a configuration (`configurations.<level>.componentId`: that runtime cannot
+ * list its components), each marked as a block (quick insert menu) or not (configuration screen).
  */
 export async function integrationComponents(dispatcher: Dispatcher, name: string) {
   const bundle = await dispatcher.bundle(name);
   const blocks = bundle.manifest.blocks ?? [];
   const defined = (await dispatcher.describe(bundle))?.components ?? [];
-  const ids = [...new Set([...defined, ...blocks.map((b) => b.id)])];
+  const configuration = Object.values(bundle.gitbook?.configurationComponents ?? {});
+  const ids = [...new Set([...defined, ...blocks.map((b) => b.id), ...configuration])];
   return ids.map((id) => {
     const block = blocks.find((b) => b.id === id);
     return block
