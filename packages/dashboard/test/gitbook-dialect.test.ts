@@ -72,7 +72,7 @@ describe.each(backends)('a GitBook-dialect integration in the dashboard on $name
       expect(integration.body.components).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ id: 'profile', title: 'Profile card', block: true }),
-          expect.objectContaining({ id: 'settings', block: false }),
+          expect.objectContaining({ id: 'settings', block: false, configurationLevel: 'account' }),
         ]),
       );
       expect(integration.body.components).toHaveLength(2);
@@ -91,6 +91,22 @@ describe.each(backends)('a GitBook-dialect integration in the dashboard on $name
         await save(page, width === 1280 ? 'gitbook-dialect-settings' : 'gitbook-dialect-settings-390');
         await page.context().close();
       });
+
+      if (width === 1280) {
+        it('leaves the account’s configuration component off the space installation’s screen', async () => {
+          const { page, renders } = await openPage(width);
+          const integration = page.waitForResponse((response) =>
+            response.url().endsWith('/v1/integrations/gitbook-profile'),
+          );
+          await page.goto(`${world.url}/installations/${space}`);
+          await page.getByText('This integration has no settings at this level.').waitFor();
+          expect((await integration).status()).toBe(200);
+          await page.waitForLoadState('networkidle');
+          expect(await page.getByRole('region', { name: 'Settings', exact: true }).count()).toBe(0);
+          expect(renders).toHaveLength(0);
+          await page.context().close();
+        });
+      }
 
       it(`renders its block in a space, follows typing without a render call, and acts, at ${width} px`, async () => {
         const { page, renders } = await openPage(width);
@@ -124,6 +140,7 @@ describe.each(backends)('a GitBook-dialect integration in the dashboard on $name
         expect(await preview.getByText('Built in production mode').isVisible()).toBe(true);
         expect(await block.getByRole('textbox').count()).toBe(0);
         expect(await axeViolations(page)).toEqual([]);
+        if (width === 1280) await save(page, 'gitbook-dialect-block-preview');
 
         // Back to editing: the state the integration answered keeps the name.
         await block.getByRole('button', { name: 'Edit' }).click();
