@@ -1,5 +1,6 @@
 /**
- * A real platform (SQLite in a temporary directory) serving the built dashboard at `/`, a small
+ * A real platform (SQLite in a temporary directory, or a fresh store of the back end a test passes)
+ * serving the built dashboard at `/`, a small
  * world in it, integrations published with `portico publish` as developers do, and Chromium.
  * Organizations: acme (space `docs`, site `site`) and globex (space `globex-docs`); users ada
  * (acme admin) and carol (globex admin).
@@ -12,6 +13,7 @@ import { run } from 'portico';
 import type { Tuning } from '../../../platform/src/config.js';
 import { type RunningPlatform, startPlatform } from '../../../platform/src/server.js';
 import { client } from '../../../platform/src/test-support/api.js';
+import type { Backend } from '../../../platform/src/test-support/backends.js';
 import { launchChromium } from './browser.js';
 
 export const examples = new URL('../../../../examples/', import.meta.url).pathname;
@@ -35,20 +37,33 @@ export interface DashboardWorld {
 }
 
 export async function startDashboardWorld(
-  options: { tuning?: Partial<Tuning>; frameAncestors?: string[] } = {},
+  options: {
+    tuning?: Partial<Tuning>;
+    frameAncestors?: string[];
+    /** The platform tests' back end to store in (`backends` of platform/src/test-support); SQLite in a temporary directory when absent. */
+    backend?: Backend;
+  } = {},
 ): Promise<DashboardWorld> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'portico-dashboard-'));
+  const store = options.backend
+    ? await options.backend.fresh()
+    : await mkdtemp(join(tmpdir(), 'portico-dashboard-')).then((dataDir) => ({
+        config: { dataDir },
+        cleanup: () => rm(dataDir, { recursive: true, force: true }),
+      }));
   const platform = await startPlatform(
     {
+      ...store.config,
       port: 0,
       host: '127.0.0.1',
-      dataDir,
       allowPrivateNetwork: true,
       tuning: options.tuning,
       frameAncestors: options.frameAncestors,
     },
     { dashboardDir: dist },
-  );
+  ).catch(async (error) => {
+    await store.cleanup();
+    throw error;
+  });
   const contexts: BrowserContext[] = [];
   let browser: Browser | undefined;
   try {
@@ -111,13 +126,13 @@ export async function startDashboardWorld(
         for (const context of contexts) await context.close().catch(() => {});
         await opened.close();
         await platform.close();
-        await rm(dataDir, { recursive: true, force: true });
+        await store.cleanup();
       },
     };
   } catch (error) {
     await browser?.close();
     await platform.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await store.cleanup();
     throw error;
   }
 }

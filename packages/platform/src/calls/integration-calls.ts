@@ -248,18 +248,24 @@ export async function publishWarnings(dispatcher: Dispatcher, name: string, vers
 
 /**
  * The components of the integration's latest version: those its script defines (learned once per
- * version), and the blocks its manifest registers, each marked as a block (quick insert menu) or
- * not (configuration screen).
+ * version), the blocks its manifest registers, and for a GitBook-dialect version the components its
+ * manifest names for a configuration (`configurations.<level>.componentId`: that runtime cannot
+ * list its components), each marked as a block (quick insert menu) or not (configuration screen).
+ * A configuration component says its level (`account`: the organization installation's screen;
+ * `site`: those of space and site installations), unless it is named for both.
  */
 export async function integrationComponents(dispatcher: Dispatcher, name: string) {
   const bundle = await dispatcher.bundle(name);
   const blocks = bundle.manifest.blocks ?? [];
   const defined = (await dispatcher.describe(bundle))?.components ?? [];
-  const ids = [...new Set([...defined, ...blocks.map((b) => b.id)])];
+  const levels = Object.entries(bundle.gitbook?.configurationComponents ?? {}) as ['account' | 'site', string][];
+  const ids = [...new Set([...defined, ...blocks.map((b) => b.id), ...levels.map(([, id]) => id)])];
   return ids.map((id) => {
     const block = blocks.find((b) => b.id === id);
-    return block
-      ? { id, title: block.title, description: block.description, block: true }
+    if (block) return { id, title: block.title, description: block.description, block: true };
+    const named = levels.filter(([, component]) => component === id);
+    return named.length === 1
+      ? { id, title: id, block: false, configurationLevel: named[0]?.[0] }
       : { id, title: id, block: false };
   });
 }

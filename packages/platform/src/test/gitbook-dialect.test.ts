@@ -170,6 +170,12 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       expect(JSON.parse(stored.gitbook as string)).toEqual(facts);
       const page = await ada('GET', '/v1/integrations/gb-facts');
       expect(page.body.gitbook).toEqual(facts);
+      // That runtime cannot list its components: its block and its configuration component are read
+      // from the manifest, the latter for the configuration screens of its level (not a block).
+      expect(page.body.components).toEqual([
+        { id: 'diagram', title: 'Diagram', description: 'A diagram', block: true },
+        { id: 'settings', title: 'settings', block: false, configurationLevel: 'account' },
+      ]);
     });
 
     it('keeps nothing for a version written for Portico', async () => {

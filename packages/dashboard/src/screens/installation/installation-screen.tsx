@@ -61,7 +61,12 @@ export function InstallationScreen() {
       <section aria-labelledby="configuration-heading">
         <h2 id="configuration-heading">Configuration</h2>
         <ConfigurationForm key={page.id} installation={page} />
-        <ScreenComponents installationId={page.id} integration={page.integration} paused={page.status === 'paused'} />
+        <ScreenComponents
+          installationId={page.id}
+          integration={page.integration}
+          level={page.target.type === 'organization' ? 'account' : 'site'}
+          paused={page.status === 'paused'}
+        />
       </section>
       {page.target.type === 'organization' ? <PlacesPanel installation={page} /> : null}
       {webhook || page.endpoints.length > 0 ? (
@@ -76,18 +81,27 @@ export function InstallationScreen() {
   );
 }
 
-/** The integration's components that are not blocks: they belong to the configuration screen. */
+/**
+ * The integration's components that are not blocks: they belong to the configuration screen (a
+ * GitBook-dialect configuration component, to the screens of its level only).
+ */
 function ScreenComponents({
   installationId,
   integration,
+  level,
   paused,
 }: {
   installationId: string;
   integration: string;
+  level: 'account' | 'site';
   paused: boolean;
 }) {
   const details = useIntegration(integration);
-  const components = details.data?.components.filter((component) => !component.block) ?? [];
+  const components =
+    details.data?.components.filter(
+      (component) =>
+        !component.block && (component.configurationLevel === undefined || component.configurationLevel === level),
+    ) ?? [];
   if (details.error) return <ErrorNote error={details.error} />;
   if (components.length === 0) return null;
   if (paused) return <p className="muted">The integration's screens are not shown while it is paused.</p>;

@@ -105,6 +105,10 @@ export const IntegrationPage = Integration.extend({
         title: z.string(),
         description: z.string().optional(),
         block: z.boolean().openapi({ description: 'In the quick insert menu; else on the configuration screen' }),
+        configurationLevel: z.enum(['account', 'site']).optional().openapi({
+          description:
+            "A GitBook-dialect configuration component (`configurations.<level>.componentId`): the level whose screen shows it, `account` the organization installation's, `site` those of space and site installations; absent: every installation's",
+        }),
       }),
     )
     .openapi({ description: 'The components the script defines (and the blocks the manifest registers)' }),
