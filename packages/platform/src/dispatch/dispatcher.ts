@@ -257,7 +257,7 @@ export class Dispatcher {
     const lease = now + this.leaseMs;
     for (const row of rows) {
       // Settled at routing (an installation paused: skipped), nothing to dispatch.
-      if (row.dispatched_at != null) continue;
+      if (outbox.settledAtRouting(row)) continue;
       const id = row.installation_id;
       if (setupOwed.has(id) || this.breakers.state(row.integration_name) !== 'closed') {
         this.backlog.leftFor(id);
