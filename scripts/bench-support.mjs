@@ -81,10 +81,16 @@ export function latenciesOf(received, ids, scheduled) {
   return ids.map((id, i) => (received.get(id) ?? Number.POSITIVE_INFINITY) - scheduled[i]).sort((a, b) => a - b);
 }
 
-/** One signed POST by the delivery engine's own HTTP client, as an attempt makes it; throws unless 200. */
+/**
+ * One signed POST by the delivery engine's own HTTP client, as an attempt makes it; throws unless
+ * 200. A network failure is tried once more, as the engine retries it (a kept-alive connection the
+ * receiver closed meanwhile answers ECONNRESET).
+ */
 export async function postDirect(hook, secret, payload) {
   const headers = { 'content-type': 'application/json', 'x-platform-signature': await sign(secret, payload) };
-  const result = await postWebhook(hook, headers, payload, { timeoutMs: 10_000, allowPrivateNetwork: true });
+  const post = () => postWebhook(hook, headers, payload, { timeoutMs: 10_000, allowPrivateNetwork: true });
+  let result = await post();
+  if (result.kind === 'network') result = await post();
   if (result.kind !== 'answered' || result.status !== 200) throw new Error(`direct post: ${JSON.stringify(result)}`);
 }
 
