@@ -247,6 +247,11 @@ for (const row of [...peerTable.systems, ...peerTable.ratios, ...engineRows]) co
 
 console.log('Metrics and tracing (tracing off and on, alternating)…');
 const observability = observabilityRows(await benchObservability());
+const movedCell = (d) =>
+  `${count(d.ingested)} ingested, ${count(d.dispatches)} dispatched, ${count(d.attempts)} attempts, ${count(d.delivered)} delivered`;
+const scrapeRows = deliveryResults.map(
+  (r) => `| ${r.label} | ${movedCell(r.metricsMoved.halfway)} | ${movedCell(r.metricsMoved.end)} |`,
+);
 for (const row of [...observability.rows, ...observability.summary]) console.log(row);
 
 const I = IDLE_SETTINGS;
@@ -511,6 +516,13 @@ ${OBSERVABILITY_SETTINGS.rounds} rounds on each back end.
 ${observability.rows.join('\n')}
 
 ${observability.summary.join('\n')}
+
+\`/metrics\` during the delivery run (scraped halfway through the ${count(D.events)} events sent one per
+request, and at the end; counts since the run began):
+
+| Back end | Halfway | At the end |
+|---|---|---|
+${scrapeRows.join('\n')}
 `;
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
 console.log('wrote BENCHMARKS.md');

@@ -109,8 +109,10 @@ export function preparedInsert<T extends Row, R>(
 ): PreparedInsert<T, R> {
   const shapes: Record<Dialect, Map<string, Compiled>> = { sqlite: new Map(), postgres: new Map() };
   const run = async (trx: Kysely<Database>, dialect: Dialect, rows: readonly T[]): Promise<R[]> => {
-    const columns = rows.length > 0 ? definedColumns(rows[0] as T) : [];
-    if (rows.some((row) => !sameColumns(row, columns))) return runBuilt(trx, build, rows);
+    if (rows.length === 0) return [];
+    const columns = definedColumns(rows[0] as T);
+    if (rows.some((row) => !sameColumns(row, columns)))
+      return (await trx.executeQuery<R>(build(trx, rows).compile())).rows;
     const key = `${rows.length} ${columns.join(' ')}`;
     const cache = shapes[dialect];
     let compiled = cache.get(key);
@@ -131,14 +133,6 @@ export function preparedInsert<T extends Row, R>(
     return (await trx.executeQuery<R>({ sql, query, queryId, parameters })).rows;
   };
   return { run };
-}
-
-async function runBuilt<T extends Row, R>(
-  trx: Kysely<Database>,
-  build: (db: Kysely<Database>, rows: readonly T[]) => Compilable<R>,
-  rows: readonly T[],
-): Promise<R[]> {
-  return (await trx.executeQuery<R>(build(trx, rows).compile())).rows;
 }
 
 /** The columns a row sets, in its order (Kysely leaves out those set to undefined). */
