@@ -75,3 +75,52 @@ describe('the egress guard of deliveries', () => {
     });
   });
 });
+
+describe('connections kept alive between attempts', () => {
+  it('are closed before the receiver closes them, as its Keep-Alive hint says', async () => {
+    // The receiver keeps an idle connection 2 s (and says so: Keep-Alive: timeout=2); the engine
+    // must give it up a second earlier, so an attempt never lands on a connection being closed.
+    const ports: number[] = [];
+    const receiver = createServer((req, res) => {
+      ports.push(req.socket.remotePort as number);
+      res.end('ok');
+    });
+    receiver.keepAliveTimeout = 2000;
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      const post = () => postWebhook(url, { 'content-type': 'application/json' }, '{}', on);
+      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
+      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
+      // Right after an answer the connection is reused…
+      expect(ports[1]).toBe(ports[0]);
+      await new Promise((r) => setTimeout(r, 1400));
+      // …but not once it has been idle past the hint less a second (the receiver still holds it).
+      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
+      expect(ports[2]).not.toBe(ports[1]);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
+  });
+
+  it('wait for a slow answer on a reused connection: the idle limit is not the attempt’s deadline', async () => {
+    let requests = 0;
+    const receiver = createServer((_req, res) => {
+      requests++;
+      // The second answer takes longer than the idle limit the receiver's hint gave the connection.
+      setTimeout(() => res.end('ok'), requests === 1 ? 0 : 1600);
+    });
+    receiver.keepAliveTimeout = 2000;
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      const post = () => postWebhook(url, { 'content-type': 'application/json' }, '{}', on);
+      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
+      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
+  });
+});

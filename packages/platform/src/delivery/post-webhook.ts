@@ -24,9 +24,16 @@ export type PostResult =
   | { kind: 'network'; error: Error; durationMs: number }
   | { kind: 'refused'; reason: string; durationMs: number };
 
+/**
+ * Connections kept alive between attempts. An idle one is closed after 30 s, or a second before the
+ * receiver said it would close it (`Keep-Alive: timeout=N`; Node honours that hint only when the
+ * agent has a timeout of its own): reusing a connection the receiver is closing at that moment
+ * fails the attempt with ECONNRESET. The attempt's own deadline is `timeoutMs`, not this.
+ */
+const IDLE_CONNECTION_MS = 30_000;
 const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
+  http: new http.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_CONNECTION_MS }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_CONNECTION_MS }),
 };
 
 /** Why `url` may not be delivered to, before any connection; undefined when it may. */
