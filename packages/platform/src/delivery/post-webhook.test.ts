@@ -1,10 +1,10 @@
 /** The egress guard of deliveries: every refused address kind, and loopback when the setting allows it. */
 import { lookup } from 'node:dns/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postWebhook } from './post-webhook.js';
+import { type PostResult, postWebhook } from './post-webhook.js';
 
 let server: Server;
 let port: number;
@@ -76,20 +76,33 @@ describe('the egress guard of deliveries', () => {
   });
 });
 
+/**
+ * Runs `use` with the URL of a receiver that keeps an idle connection 2 s (and says so:
+ * `Keep-Alive: timeout=2`) and answers with `handle`; closes it after.
+ */
+async function withReceiver(handle: RequestListener, use: (post: () => Promise<PostResult>) => Promise<void>) {
+  const receiver = createServer(handle);
+  receiver.keepAliveTimeout = 2000;
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  try {
+    await use(() => postWebhook(url, { 'content-type': 'application/json' }, '{}', on));
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise<void>((r) => receiver.close(() => r()));
+  }
+}
+
 describe('connections kept alive between attempts', () => {
   it('are closed before the receiver closes them, as its Keep-Alive hint says', async () => {
-    // The receiver keeps an idle connection 2 s (and says so: Keep-Alive: timeout=2); the engine
-    // must give it up a second earlier, so an attempt never lands on a connection being closed.
+    // The engine must give an idle connection up a second before the receiver's 2 s, so an
+    // attempt never lands on a connection being closed.
     const ports: number[] = [];
-    const receiver = createServer((req, res) => {
+    const handle: RequestListener = (req, res) => {
       ports.push(req.socket.remotePort as number);
       res.end('ok');
-    });
-    receiver.keepAliveTimeout = 2000;
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    try {
-      const post = () => postWebhook(url, { 'content-type': 'application/json' }, '{}', on);
+    };
+    await withReceiver(handle, async (post) => {
       expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
       expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
       // Right after an answer the connection is reused…
@@ -98,29 +111,19 @@ describe('connections kept alive between attempts', () => {
       // …but not once it has been idle past the hint less a second (the receiver still holds it).
       expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
       expect(ports[2]).not.toBe(ports[1]);
-    } finally {
-      receiver.closeAllConnections();
-      await new Promise<void>((r) => receiver.close(() => r()));
-    }
+    });
   });
 
   it('wait for a slow answer on a reused connection: the idle limit is not the attempt’s deadline', async () => {
     let requests = 0;
-    const receiver = createServer((_req, res) => {
+    const handle: RequestListener = (_req, res) => {
       requests++;
       // The second answer takes longer than the idle limit the receiver's hint gave the connection.
       setTimeout(() => res.end('ok'), requests === 1 ? 0 : 1600);
+    };
+    await withReceiver(handle, async (post) => {
+      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
+      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
     });
-    receiver.keepAliveTimeout = 2000;
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    try {
-      const post = () => postWebhook(url, { 'content-type': 'application/json' }, '{}', on);
-      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
-      expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
-    } finally {
-      receiver.closeAllConnections();
-      await new Promise<void>((r) => receiver.close(() => r()));
-    }
   });
 });
