@@ -64,7 +64,7 @@ export interface ServiceContext {
   /** The delivery engine's intake (answers nothing and does nothing until the engine runs). */
   deliveries: DeliveryIntake;
   /** Counts what happens, in memory (observability/metrics.ts); unset in a context without a server. */
-  metrics?: Pick<PlatformMetrics, 'eventsStored' | 'dispatchSettled'> | undefined;
+  metrics?: Pick<PlatformMetrics, 'eventsStored' | 'dispatchSettled' | 'settledAtRouting'> | undefined;
   /** Traces events (observability/tracing.ts); unset when tracing is off. */
   tracing?: Pick<PipelineTracing, 'ingest'> | undefined;
   /** Operator and organization alerts (alerts/operator-alerts.ts); unset in a context without a server. */

@@ -10,7 +10,6 @@ import { oneStatement, type Stored, storeEvents } from '../storage/repositories/
 import { placeExists } from '../storage/repositories/organizations.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
-import { countSkipped } from './count-skipped.js';
 import { SITE_EVENTS } from './routing.js';
 
 export interface IncomingEvent {
@@ -110,7 +109,7 @@ export async function ingestEvents(
     routing?.committed(stored.owed);
     inserted = stored.events;
     ctx.metrics?.eventsStored(rows, inserted, now);
-    countSkipped(ctx, owed, inserted);
+    ctx.metrics?.settledAtRouting(owed, inserted);
     traced?.stored(rows, inserted, routing?.rows);
     if (routing === undefined && inserted.size > 0) ctx.wake('events');
   }

@@ -7,7 +7,6 @@
 import type { PipelineTracing } from '../observability/tracing.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import type { EventRouting, RoutableEvent, ServiceContext } from '../types.js';
-import { countSkipped } from './count-skipped.js';
 
 /** Events routed per pass; a full batch means there may be more. */
 export const ROUTE_BATCH = 200;
@@ -40,7 +39,7 @@ export async function routeStoredEvents(
     throw error;
   }
   routing.committed(ids);
-  countSkipped(ctx, routing.rows, marked);
+  ctx.metrics?.settledAtRouting(routing.rows, marked);
   if (began !== undefined) tracing?.routedLater(events, marked, routing.rows, began);
   return events.length;
 }

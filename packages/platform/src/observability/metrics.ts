@@ -15,6 +15,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PostResult } from '../delivery/post-webhook.js';
+import { type NewOutboxRow, settledAtRouting } from '../storage/repositories/outbox.js';
 import * as owed from '../storage/repositories/owed-counts.js';
 import type { Database } from '../storage/schema.js';
 import { BoundedLabels } from './bounded-labels.js';
@@ -192,6 +193,16 @@ export class PlatformMetrics {
 
   dispatchSettled(outcome: string): void {
     this.dispatches.inc({ outcome: dispatchOutcome(outcome) });
+  }
+
+  /**
+   * The rows routing wrote settled (an event a paused installation missed) end there: counted as
+   * settled dispatches once the write that stored them committed, for the events it stored.
+   */
+  settledAtRouting(rows: readonly NewOutboxRow[], stored: ReadonlySet<string>): void {
+    for (const row of rows) {
+      if (settledAtRouting(row) && stored.has(row.event_id as string)) this.dispatchSettled(row.outcome as string);
+    }
   }
 
   /** One delivery attempt whose result was written: `status` is the delivery's status after it. */
