@@ -95,11 +95,8 @@ export async function insertRouted(
   const settled = rows.filter(settledAtRouting);
   if (settled.length === 0) return insertOwed(trx, dialect, rows);
   const owed = rows.filter((row) => !settledAtRouting(row));
-  await insertOwed(
-    trx,
-    dialect,
-    settled.map((row) => ({ ...row, claimed_until: null })),
-  );
+  // Never claimed: the dispatcher takes none of them (Dispatcher.take).
+  await insertOwed(trx, dialect, settled);
   for (let i = 0; i < settled.length; i += CHUNK) {
     await trx
       .insertInto('dispatches')
