@@ -1,7 +1,9 @@
 /**
  * PostgreSQL statements prepared by name (database.ts): run many times on one connection, and
- * still answered after another node's migration has changed a table they read.
+ * still answered after another node's migration has changed a table they read. A connection that
+ * breaks while it is held fails its next statement and leaves the pool working.
  */
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../test-support/backends.js';
@@ -44,5 +46,26 @@ describe.skipIf(!postgres)('prepared statements on PostgreSQL', () => {
     expect(after).toEqual(
       Array(4).fill({ id: 'acme', title: 'Acme', subdomain: null, created_at: 1, added_later: null }),
     );
+  });
+
+  it('fails the next statement on a connection ended while held, and goes on with a new one', async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const failed = await database.db.connection().execute(async (connection) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection);
+        await admin.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
+        // The connection learns it was ended while nothing runs on it.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return sql`select 1`.execute(connection).then(
+          () => undefined,
+          (error: Error) => error,
+        );
+      });
+      expect(failed?.message).toMatch(/terminat|not queryable/i);
+      expect(await read()).toMatchObject({ id: 'acme' });
+    } finally {
+      await admin.end();
+    }
   });
 });

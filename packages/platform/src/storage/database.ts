@@ -156,6 +156,11 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
   // and the original error is what the caller gets).
   const names = new Map<string, string | null>();
   pool.on('connect', (client) => {
+    // The pool listens for errors only on idle connections: one that breaks while a caller holds
+    // it (between a transaction's statements, say) would otherwise emit an error nobody hears,
+    // which ends the process. Its next statement fails with the cause instead, and the pool drops
+    // it when it is released.
+    client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     (client as { query: unknown }).query = (text: unknown, values?: unknown[], ...rest: unknown[]) => {
       if (typeof text !== 'string' || values === undefined || values.length === 0 || rest.length > 0)
