@@ -80,24 +80,37 @@ export async function benchObservability(options = {}) {
   return { metricsMicros, runs, exportedBytes: receiver.seen.bytes };
 }
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** Geometric mean and range of ratios. */
+function ratios(xs) {
+  const mean = Math.exp(xs.reduce((a, b) => a + Math.log(b), 0) / xs.length);
+  return { mean, low: Math.min(...xs), high: Math.max(...xs) };
+}
 
-/** The Markdown table and the ratios, one line each. */
+/**
+ * The Markdown table and the ratios, one line each. Each round's tracing-on run is set against the
+ * tracing-off run just before it (the machine's speed drifts by more than tracing costs between
+ * rounds, far less between neighbours); the ratios' geometric mean and range over the rounds.
+ */
 export function observabilityRows({ metricsMicros, runs }) {
   const rows = runs.map(
     (r) =>
       `| ${r.label} | ${r.tracing ? 'on (OTLP to 127.0.0.1)' : 'off'} | ${r.round} | ${Math.round(r.endToEnd)} / s | ${(r.singleCpu.server / 1000).toFixed(2)} ms | ${r.batch ? `${Math.round(r.batch.endToEnd)} / s` : '—'} |`,
   );
   const summary = [];
+  const fmt = ({ mean, low, high }) => `${mean.toFixed(3)}× (${low.toFixed(2)}–${high.toFixed(2)})`;
   for (const label of [...new Set(runs.map((r) => r.label))]) {
-    const of = (tracing) => runs.filter((r) => r.label === label && r.tracing === tracing);
-    const [off, on] = [of(false), of(true)];
-    const rate = mean(on.map((r) => r.endToEnd)) / mean(off.map((r) => r.endToEnd));
-    const batch = mean(on.map((r) => r.batch?.endToEnd ?? 0)) / mean(off.map((r) => r.batch?.endToEnd ?? 1));
-    const cpuOff = mean(off.map((r) => r.singleCpu.server));
-    const cpuOn = mean(on.map((r) => r.singleCpu.server));
+    const pairs = [];
+    for (const on of runs.filter((r) => r.label === label && r.tracing)) {
+      const off = runs.find((r) => r.label === label && !r.tracing && r.round === on.round);
+      if (off) pairs.push({ off, on });
+    }
+    if (pairs.length === 0) continue;
+    const rate = ratios(pairs.map(({ off, on }) => on.endToEnd / off.endToEnd));
+    const batch = ratios(pairs.map(({ off, on }) => (on.batch?.endToEnd ?? 0) / (off.batch?.endToEnd ?? 1)));
+    const cpu = ratios(pairs.map(({ off, on }) => on.singleCpu.server / off.singleCpu.server));
+    const cpuOff = pairs.reduce((a, { off }) => a + off.singleCpu.server, 0) / pairs.length;
     summary.push(
-      `- **${label}**: tracing on runs at ${rate.toFixed(2)}× tracing off one event per request and ${batch.toFixed(2)}× in batches (means of the rounds), with ${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)} % more server CPU per delivered event; metrics' own work is ${metricsMicros.toFixed(1)} µs of the ${(cpuOff / 1000).toFixed(2)} ms the server spends per delivered event with tracing off (${((metricsMicros / cpuOff) * 100).toFixed(1)} %).`,
+      `- **${label}**, ${pairs.length} rounds: tracing on runs at ${fmt(rate)} the rate of tracing off one event per request and ${fmt(batch)} in batches, with ${fmt(cpu)} the server CPU per delivered event; metrics' own work is ${metricsMicros.toFixed(1)} µs of the ${(cpuOff / 1000).toFixed(2)} ms the server spends per delivered event with tracing off (${((metricsMicros / cpuOff) * 100).toFixed(1)} %).`,
     );
   }
   return { rows, summary };
