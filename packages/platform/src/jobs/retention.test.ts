@@ -450,14 +450,13 @@ describe.each(backends)('retention on $name', (backend) => {
       egress: 0,
       recoveries: 0,
     });
-    // Every statement removed at most one batch (deliveries: a quarter of one, with their attempts).
-    for (const statement of log.deletes) {
-      expect(statement.rows).toBeLessThanOrEqual(statement.table === 'deliveries' ? 25 : 100);
-    }
+    // Every statement removed at most one batch.
+    for (const statement of log.deletes) expect(statement.rows).toBeLessThanOrEqual(100);
     const statements = (table: string) => log.deletes.filter((d) => d.table === table).length;
     expect(statements('dispatches')).toBeGreaterThanOrEqual(many / 100);
     expect(statements('events')).toBeGreaterThanOrEqual(many / 100);
-    expect(statements('deliveries')).toBeGreaterThanOrEqual(200 / 25);
+    expect(statements('deliveries')).toBeGreaterThanOrEqual(200 / 100);
+    expect(statements('delivery_attempts')).toBeGreaterThanOrEqual(400 / 100);
     // Each batch was committed on its own: the other connection saw the old rows go part by part.
     expect([...seen].some((n) => n > 0 && n < many && n % 100 === 0)).toBe(true);
     // The other connection went on writing, and what it wrote is recent: all of it is there.
@@ -466,6 +465,29 @@ describe.each(backends)('retention on $name', (backend) => {
     expect(await store.count('dispatches')).toBe(written);
     expect(await store.count('outbox')).toBe(0);
     expect(await store.count('deliveries')).toBe(0);
+  });
+
+  it('keeps a batch of attempts to the batch size when deliveries have dozens (the extended policy), and removes them all', async () => {
+    const store = await fresh(backend);
+    const deliveryIds = Array.from({ length: 10 }, (_, i) => `dlv_ext_${i}`);
+    await store.insert(
+      'deliveries',
+      deliveryIds.map((id) => delivery(id, 'failed', OLD, 43)),
+    );
+    await store.insert(
+      'delivery_attempts',
+      deliveryIds.flatMap((id) => attemptsOf(id, 43, OLD)),
+    );
+    await store.insert('deliveries', [delivery('dlv_recent', 'failed', NOW, 43)]);
+    await store.insert('delivery_attempts', attemptsOf('dlv_recent', 43, NOW));
+    const { pruner, log } = store.pruner({ batchSize: 100 });
+    const removed = await pruner.pruneOnce();
+    expect(removed).toMatchObject({ delivery_attempts: 430, deliveries: 10 });
+    const attemptStatements = log.deletes.filter((d) => d.table === 'delivery_attempts');
+    for (const statement of attemptStatements) expect(statement.rows).toBeLessThanOrEqual(100);
+    expect(attemptStatements.length).toBeGreaterThanOrEqual(5);
+    expect(await store.keys('deliveries')).toEqual(['dlv_recent']);
+    expect(await store.count('delivery_attempts')).toBe(43);
   });
 
   it('uses an index for every statement it runs, never a scan of a whole table', async () => {

@@ -16,7 +16,6 @@
  * `FOR UPDATE SKIP LOCKED`, so nodes pruning the same database at once take different rows and
  * never wait for, or deadlock with, each other.
  */
-import { MAX_ATTEMPTS } from '@portico/webhooks';
 import type { Logger } from 'pino';
 import { WakeLoop } from '../queue/wake-loop.js';
 import * as retention from '../storage/repositories/retention.js';
@@ -44,7 +43,7 @@ export interface RetentionOptions {
   logger?: Logger | undefined;
   /** Sleep between passes (default 1 h). */
   intervalMs?: number;
-  /** Rows per delete statement (default 500; a delivery batch takes a quarter as many deliveries, with their attempts). */
+  /** Rows per delete statement (default 500). */
   batchSize?: number;
   /** Pause between batches (default 0: only yield to the event loop). */
   pauseMs?: number;
@@ -172,17 +171,21 @@ export class RetentionPruner {
   }
 
   /**
-   * Deliveries that ended before the cutoff, with their attempts: first the attempts of a batch of
-   * them, then the ended deliveries left without attempts. Each is its own statement (no
+   * Deliveries that ended before the cutoff, with their attempts: first a batch of their attempts
+   * (however many each has: a policy may give one dozens), then the ended deliveries left without
+   * attempts. Each is its own statement (no
    * transaction held across them, so a SQLite connection never keeps the write lock while another
    * waits); the second statement's guard means no delivery is ever deleted before its attempts,
    * whatever another node does in between. An ended delivery gets no more attempts (a redelivery
    * is a new delivery), so in between it is only short of the attempts it is about to lose anyway.
    */
   private async pruneDeliveries(cutoff: number): Promise<Batch> {
-    // A delivery has at most MAX_ATTEMPTS attempts: as many fewer deliveries per batch.
-    const limit = Math.max(1, Math.floor(this.batchSize / MAX_ATTEMPTS));
-    const { attempts, deliveries } = await retention.pruneDeliveries(this.ctx.db, this.ctx.dialect, cutoff, limit);
+    const { attempts, deliveries } = await retention.pruneDeliveries(
+      this.ctx.db,
+      this.ctx.dialect,
+      cutoff,
+      this.batchSize,
+    );
     const counts = {
       delivery_attempts: Number(attempts.numDeletedRows),
       deliveries: Number(deliveries.numDeletedRows),

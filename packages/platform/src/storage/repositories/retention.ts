@@ -92,30 +92,35 @@ export function pruneRecoveries(db: Kysely<Database>, dialect: Dialect, cutoff: 
 }
 
 /**
- * Deliveries that ended before the cutoff, with their attempts: first the attempts of a batch of
- * them, then the ended deliveries left without attempts, each its own statement.
+ * Deliveries that ended before the cutoff, with their attempts: first up to `limit` attempts of
+ * them (oldest deliveries first; a delivery may lose its attempts over several batches, since a
+ * policy may give it dozens), then up to `limit` ended deliveries left without attempts, each its
+ * own statement.
  */
 export async function pruneDeliveries(db: Kysely<Database>, dialect: Dialect, cutoff: number, limit: number) {
-  const ended = () =>
-    db
-      .selectFrom('deliveries as old')
-      .select('old.id')
-      // Spelled as in the partial index deliveries_finished (SQLite matches the predicate by its terms).
-      .where(sql<boolean>`old.status in ('delivered', 'failed')`)
-      .where('old.updated_at', '<', cutoff)
-      .orderBy('old.updated_at');
   const attempts = await db
     .deleteFrom('delivery_attempts')
-    .where('delivery_id', 'in', () =>
-      ended()
+    .where('id', 'in', () =>
+      db
+        .selectFrom('deliveries as old')
+        .innerJoin('delivery_attempts as attempt', 'attempt.delivery_id', 'old.id')
+        .select('attempt.id')
+        // Spelled as in the partial index deliveries_finished (SQLite matches the predicate by its terms).
+        .where(sql<boolean>`old.status in ('delivered', 'failed')`)
+        .where('old.updated_at', '<', cutoff)
+        .orderBy('old.updated_at')
         .limit(limit)
-        .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked()),
+        .$if(dialect === 'postgres', (qb) => qb.forUpdate('attempt').skipLocked()),
     )
     .executeTakeFirst();
   const deliveries = await db
     .deleteFrom('deliveries')
     .where('id', 'in', () =>
-      ended()
+      db
+        .selectFrom('deliveries as old')
+        .select('old.id')
+        .where(sql<boolean>`old.status in ('delivered', 'failed')`)
+        .where('old.updated_at', '<', cutoff)
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
@@ -125,6 +130,7 @@ export async function pruneDeliveries(db: Kysely<Database>, dialect: Dialect, cu
             ),
           ),
         )
+        .orderBy('old.updated_at')
         .limit(limit)
         .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked()),
     )
