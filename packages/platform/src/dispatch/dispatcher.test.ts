@@ -86,15 +86,16 @@ describe.each(backends)('the dispatcher on $name', (backend) => {
       const now = await rows();
       return now.length === 3 && now.every((r) => r.claimed_until !== null) ? now : undefined;
     });
-    // Past two leases: the two waiting behind the first are still this node's, their leases moved on.
+    // Past two leases: the two waiting behind the one in flight are still this node's, their leases
+    // moved on. (Which one runs first depends on whether the first event arrived while this new
+    // dispatcher's first pass ran: it is then claimed by the pass, after the next two were routed.)
     await new Promise((r) => setTimeout(r, 4500));
     const later = await rows();
-    for (const [i, row] of later.entries()) {
-      if (i === 0) continue;
-      expect(row.dispatched_at).toBeNull();
-      expect(Number(row.claimed_until)).toBeGreaterThan(Number(first[i]?.claimed_until));
-      expect(Number(row.claimed_until)).toBeGreaterThan(Date.now());
-    }
+    expect(later.map((row) => row.dispatched_at)).toEqual([null, null, null]);
+    const renewed = later.filter(
+      (row, i) => Number(row.claimed_until) > Number(first[i]?.claimed_until) && Number(row.claimed_until) > Date.now(),
+    );
+    expect(renewed.length).toBeGreaterThanOrEqual(2);
     release();
     await until('every event dispatched', async () => {
       const now = await rows();
