@@ -7,7 +7,7 @@ import { invalid, notFound } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../installations/load.js';
 import * as deliveries from '../storage/repositories/deliveries.js';
 import type { Database } from '../storage/schema.js';
-import type { Principal, ServiceContext } from '../types.js';
+import type { DeliveryTargets, Principal, ServiceContext } from '../types.js';
 import { endpointDisabled, endpointFor, endpointWithSecrets } from './endpoints.js';
 
 export interface DeliveryRequest {
@@ -45,12 +45,16 @@ export interface DeliveryView {
   }[];
 }
 
-/** Asks the engine to deliver `payload` to `url`; the row is durable before this answers. */
+/**
+ * Asks the engine to deliver `payload` to `url`; the row is durable before this answers. `known`:
+ * the installation's endpoints and secrets as its dispatch read them (a call made during one).
+ */
 export async function requestDelivery(
   ctx: ServiceContext,
   principal: Principal,
   installationId: string,
   input: DeliveryRequest,
+  known?: DeliveryTargets,
 ) {
   await authorizedInstallation(ctx, principal, installationId);
   try {
@@ -66,7 +70,10 @@ export async function requestDelivery(
   const policyProblem = input.policy === undefined ? undefined : deliveryPolicyProblem('policy', input.policy);
   if (policyProblem !== undefined) throw invalid('invalid_delivery_policy', policyProblem);
   const headers = input.headers && Object.keys(input.headers).length > 0 ? JSON.stringify(input.headers) : null;
-  const { endpoint, sealedSecrets } = await endpointWithSecrets(ctx, installationId, input.url);
+  const knownEndpoint = known?.endpoints.get(input.url);
+  const { endpoint, sealedSecrets } = knownEndpoint
+    ? { endpoint: knownEndpoint, sealedSecrets: known?.sealedSecrets ?? [] }
+    : await endpointWithSecrets(ctx, installationId, input.url);
   const now = ctx.now();
   // A disabled endpoint's deliveries are recorded failed with the reason, to redeliver once it is enabled.
   const disabled = endpoint.disabled_at !== null;

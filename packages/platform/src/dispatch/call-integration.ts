@@ -7,7 +7,7 @@ import type { PlatformEvent } from '@portico/runtime';
 import type { Insertable } from 'kysely';
 import { HostError, type HostKind, type HostResponse } from '../hosts/host.js';
 import type { Database } from '../storage/schema.js';
-import type { DispatchGrant, ServiceContext } from '../types.js';
+import type { DeliveryTargets, DispatchGrant, ServiceContext } from '../types.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
 import type { IntegrationRegistry } from './integration-registry.js';
 
@@ -33,7 +33,11 @@ export async function callIntegration(
   installation: Database['installations'],
   event: PlatformEvent,
   body?: Uint8Array,
-  known?: KnownForEnvironment & { latestVersion: number; tokenScopes?: string[] | null },
+  known?: KnownForEnvironment & {
+    latestVersion: number;
+    tokenScopes?: string[] | null;
+    deliveryTargets?: DeliveryTargets;
+  },
 ): Promise<CallResult> {
   const { ctx, registry } = settings;
   const bundle = await registry.bundle(installation.integration_name, known?.latestVersion);
@@ -62,6 +66,7 @@ export async function callIntegration(
         ? settings.bindingsFor({
             token: environment.apiTokens.installation,
             principal: { kind: 'installation', installationId: installation.id, scopes, installation },
+            deliveryTargets: known?.deliveryTargets,
           })
         : undefined;
     const answer = await host.dispatch(bundle, {

@@ -48,7 +48,7 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, trace
     await ctx.write((trx) => outbox.updateOwned(trx, row, { claimed_until: lease }));
     row.claimed_until = lease;
   }
-  const context = await loadDispatchContext(ctx.db, row.installation_id);
+  const context = await loadDispatchContext(ctx.db, ctx.dialect, row.installation_id, ctx.now());
   const installation = context?.installation;
   // An installation's deleted event goes out once it is removed, paused or not.
   const deleted = DELETED_EVENTS.has(row.event_type as string);

@@ -41,11 +41,14 @@ export function serviceBinding(options: ServiceBindingOptions, grant?: DispatchG
         const input = DeliveryInput.safeParse(await request.json().catch(() => undefined));
         if (!input.success)
           throw new DomainError('invalid', 'invalid_request', describeValidationError('json', input.error));
+        const installationId = decodeURIComponent(match[1] as string);
         const answer = await requestDelivery(
           ctx,
           await principal(request),
-          decodeURIComponent(match[1] as string),
+          installationId,
           input.data,
+          // What the dispatch read of the installation's endpoints, when the call is its own.
+          grant?.principal.installationId === installationId ? grant.deliveryTargets : undefined,
         );
         return Response.json(answer, { status: 202 });
       } catch (error) {
