@@ -18,6 +18,8 @@ export const endpointByUrl = prepared((db, installationId: string, url: string) 
 
 // The same read with the installation's valid signing secrets (a row per secret, newest first):
 // a delivery asked for and started at once signs its first attempt with them (one read, not two).
+// A delivery asked for during a dispatch takes both from the dispatch context's read instead
+// (dispatch-context.ts); this read serves the API's other callers and URLs new to the installation.
 export const endpointAndSecrets = prepared((db, installationId: string, url: string, now: number) =>
   db
     .selectFrom('endpoints as e')
