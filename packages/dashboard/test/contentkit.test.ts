@@ -36,6 +36,20 @@ afterAll(async () => {
   await world?.close();
 });
 
+/**
+ * The last render call whose action is `name`. Playwright reports a request some time after the
+ * click that sent it, and the page may render the component again in between (without an action),
+ * so the newest call is not always the one a click made.
+ */
+async function sentWith(name: string): Promise<{ action?: unknown; state?: unknown }> {
+  const find = () =>
+    renders
+      .map((body) => JSON.parse(body || '{}') as { action?: { action?: string }; state?: unknown })
+      .findLast((body) => body.action?.action === name);
+  await expect.poll(find, { timeout: 30_000 }).toBeDefined();
+  return find() ?? {};
+}
+
 const component = () => page.getByRole('region', { name: 'Profile', exact: true });
 const card = () => component().getByRole('region', { name: 'Your profile', exact: true });
 
@@ -127,7 +141,7 @@ describe('ContentKit breadth in the dashboard', { timeout: 120_000 }, () => {
     await component().getByRole('button', { name: 'Review' }).click();
     const dialog = page.getByRole('dialog', { name: 'Confirm profile' });
     await dialog.waitFor();
-    const sent = JSON.parse(renders.at(-1) ?? '{}');
+    const sent = await sentWith('review');
     expect(sent.action).toEqual({ action: 'review', name: 'Grace Hopper', topics: ['tips'] });
     expect(sent.state).toMatchObject({ name: 'Grace Hopper', plan: 'free', topics: ['tips'] });
     expect(await dialog.getByText('Plan: free').isVisible()).toBe(true);
@@ -137,7 +151,7 @@ describe('ContentKit breadth in the dashboard', { timeout: 120_000 }, () => {
     await screenshot(page, 'contentkit-modal');
 
     await dialog.getByRole('button', { name: 'Confirm' }).click();
-    expect(JSON.parse(renders.at(-1) ?? '{}').action).toEqual({ action: 'confirm', name: 'Grace Hopper' });
+    expect((await sentWith('confirm')).action).toEqual({ action: 'confirm', name: 'Grace Hopper' });
     await component().getByRole('status').getByText('Profile: done.').waitFor();
     await expect.poll(() => dialog.count()).toBe(0);
     // The component starts again from its first render.

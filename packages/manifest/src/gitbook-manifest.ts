@@ -23,15 +23,17 @@ export const GITBOOK_TARGETS = ['all', 'organization', 'space', 'site'] as const
 export type GitBookTarget = (typeof GITBOOK_TARGETS)[number];
 
 /** Scopes of that platform that Portico names otherwise (DESIGN.md: `page_feedback` → `site:views:read`). */
-const SCOPE_NAMES: Readonly<Record<string, Scope>> = { 'page:feedback:read': 'site:views:read' };
+const SCOPE_NAMES: ReadonlyMap<string, Scope> = new Map([['page:feedback:read', 'site:views:read']]);
 
 /** Why a scope of that platform has no counterpart, when there is more to say than "none". */
-const SCOPE_HINTS: Readonly<Record<string, string>> = {
-  'space:views:read':
+const SCOPE_HINTS: ReadonlyMap<string, string> = new Map([
+  [
+    'space:views:read',
     'Portico sends `space_view` events to integrations with `space:content:read`; add that scope if the integration handles them',
-};
+  ],
+]);
 
-const CATEGORY_NAMES: Readonly<Record<string, Category>> = { 'visitor-auth': 'authenticated-access' };
+const CATEGORY_NAMES: ReadonlyMap<string, Category> = new Map([['visitor-auth', 'authenticated-access']]);
 
 /** A block's extras: the links it unfurls and the Markdown code blocks it stands for. */
 export interface GitBookBlock {
@@ -149,18 +151,18 @@ export function translateGitBookManifest(
       }
       case 'scopes':
         value.scopes = translateList(field, 'scopes', positions, warn, (scope) => {
-          if (SCOPE_NAMES[scope] !== undefined) return SCOPE_NAMES[scope];
+          const renamed = SCOPE_NAMES.get(scope);
+          if (renamed !== undefined) return renamed;
           if ((SCOPES as readonly string[]).includes(scope)) return scope;
-          const why =
-            SCOPE_HINTS[scope] !== undefined
-              ? `: ${SCOPE_HINTS[scope]}`
-              : didYouMean(scope, [...SCOPES, ...Object.keys(SCOPE_NAMES)]);
+          const hint = SCOPE_HINTS.get(scope);
+          const why = hint !== undefined ? `: ${hint}` : didYouMean(scope, [...SCOPES, ...SCOPE_NAMES.keys()]);
           return { ignored: `the scope "${scope}" has no meaning in Portico; it is ignored${why}` };
         });
         break;
       case 'categories':
         value.categories = translateList(field, 'categories', positions, warn, (category) => {
-          if (CATEGORY_NAMES[category] !== undefined) return CATEGORY_NAMES[category];
+          const renamed = CATEGORY_NAMES.get(category);
+          if (renamed !== undefined) return renamed;
           if ((CATEGORIES as readonly string[]).includes(category)) return category;
           return {
             ignored: `the category "${category}" has no meaning in Portico; it is ignored (Portico's categories are ${CATEGORIES.join(', ')})`,

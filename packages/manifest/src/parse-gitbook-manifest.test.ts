@@ -299,6 +299,14 @@ target: sites
     }
   });
 
+  it('treats names an object inherits (toString, constructor) as any other unknown scope or category', () => {
+    const result = parse(`${BASE.replace(/scopes:\n.*\n/, '')}scopes: [toString]\ncategories: [constructor]\n`);
+    expect(result.warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/the scope "toString" has no meaning in Portico; it is ignored/),
+      expect.stringMatching(/the category "constructor" has no meaning in Portico; it is ignored/),
+    ]);
+  });
+
   it('answers any value of the keys it translates with positioned problems, never an exception', () => {
     const keys = ['target', 'contentSecurityPolicy', 'envs', 'configurations', 'blocks', 'scopes', 'categories'];
     fc.assert(
