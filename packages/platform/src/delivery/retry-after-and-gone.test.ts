@@ -1,7 +1,8 @@
 /**
  * What a receiver says about retries: `Retry-After` on 429 and 503 is honoured up to 60 s (checked
  * on a controllable clock, as the retry windows are), and `410 Gone` disables the endpoint at once
- * with that reason (on SQLite and PostgreSQL).
+ * with that reason. Both on SQLite and PostgreSQL: the clock is the engine's `now`, and the times it
+ * stores are numbers on both back ends.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,8 +27,8 @@ function retryAfterReceiver(answers: { status: number; retryAfter?: string }[]) 
   return { server, seen };
 }
 
-describe('Retry-After on a controllable clock', () => {
-  const world = webhookWorldFor(backends[0] as (typeof backends)[number], { ownEngine: true });
+describe.each(backends)('Retry-After on a controllable clock on $name', (backend) => {
+  const world = webhookWorldFor(backend, { ownEngine: true });
   let clock = Date.now() + 60_000;
   const { server, seen } = retryAfterReceiver([
     { status: 503, retryAfter: '30' },
