@@ -5,9 +5,10 @@
  * rules against scripted receivers, the delivery log, redelivery, and signing-secret rotation.
  */
 
+import { createHmac, randomBytes } from 'node:crypto';
 import { verify } from '@portico/webhooks';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
-import { Webhook } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { currentToken } from '../installations/tokens.js';
@@ -241,16 +242,31 @@ describe.each(backends)('webhook deliveries on $name', (backend) => {
     const [request] = await until('the delivery after rotation', () =>
       receiver.at('/rotated').length ? receiver.at('/rotated') : undefined,
     );
+    const body = request?.body ?? '';
     const header = request?.headers['x-platform-signature'] as string;
-    expect(header.split(',').filter((p) => p.startsWith('v1='))).toHaveLength(2);
-    expect(await verify(fresh, request?.body ?? '', header)).toBe(true);
-    expect(await verify(old, request?.body ?? '', header)).toBe(true);
-    expect(stripe.webhooks.constructEvent(request?.body ?? '', header, old)).toEqual({ eventId: 'evt_rotated' });
     const standard = request?.headers as Record<string, string>;
-    expect(standard['webhook-signature']?.split(' ')).toHaveLength(2);
+    // One entry per secret, the new one first, in each scheme with the key bytes the README names.
+    const t = header.slice(2, header.indexOf(','));
+    expect(standard['webhook-timestamp']).toBe(t);
+    const stripeEntry = (secret: string) => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
+    const standardEntry = (secret: string) =>
+      createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+        .update(`${standard['webhook-id']}.${t}.${body}`)
+        .digest('base64');
+    expect(header).toBe(`t=${t},v1=${stripeEntry(fresh)},v1=${stripeEntry(old)}`);
+    expect(standard['webhook-signature']).toBe(`v1,${standardEntry(fresh)} v1,${standardEntry(old)}`);
+    // The same delivery is accepted by Stripe's verifier and the standardwebhooks package with
+    // either secret, and by neither with a secret that is not one of them.
     for (const secret of [fresh, old]) {
-      expect(new Webhook(secret).verify(request?.body ?? '', standard)).toEqual({ eventId: 'evt_rotated' });
+      expect(await verify(secret, body, header)).toBe(true);
+      expect(stripe.webhooks.constructEvent(body, header, secret)).toEqual({ eventId: 'evt_rotated' });
+      expect(new Webhook(secret).verify(body, standard)).toEqual({ eventId: 'evt_rotated' });
     }
+    const stranger = `whsec_${randomBytes(32).toString('base64')}`;
+    expect(() => stripe.webhooks.constructEvent(body, header, stranger)).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
+    expect(() => new Webhook(stranger).verify(body, standard)).toThrow(WebhookVerificationError);
   }, 30_000);
 
   it('keeps deliveries and secrets to the installation and its organization', async () => {
