@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './support/axe.js';
-import { screenshot } from './support/browser.js';
+import { description, screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
@@ -51,18 +51,6 @@ async function sentWith(name: string): Promise<{ action?: unknown; state?: unkno
 
 const component = () => page.getByRole('region', { name: 'Profile', exact: true });
 const card = () => component().getByRole('region', { name: 'Your profile', exact: true });
-
-/** The text of the element a control's aria-describedby points at. */
-async function description(locator: ReturnType<Page['getByRole']>): Promise<string> {
-  const ids = (await locator.getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(
-    ids
-      .split(' ')
-      .filter(Boolean)
-      .map((id) => page.locator(`[id="${id}"]`).textContent()),
-  );
-  return texts.join(' ');
-}
 
 // Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
 describe('ContentKit breadth in the dashboard', { timeout: 120_000 }, () => {

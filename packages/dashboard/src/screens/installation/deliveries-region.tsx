@@ -178,8 +178,12 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         <TimeText at={delivery.createdAt} />
       </td>
       <td>
-        {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : what}
-        <div className="muted">{delivery.eventId}</div>
+        <span id={`delivery-${delivery.id}-type`}>
+          {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : what}
+        </span>
+        <div className="muted" id={`delivery-${delivery.id}-event`}>
+          {delivery.eventId}
+        </div>
         <div className="muted wrap-anywhere">{delivery.url}</div>
         {delivery.redeliveryOf ? <EarlierDeliveries installationId={installationId} delivery={delivery} /> : null}
       </td>
@@ -229,8 +233,9 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
           className="button"
           onPress={() => redeliver.mutate()}
           isPending={redeliver.isPending}
-          // Every row has one: its name says which event it sends again.
-          aria-label={`Redeliver ${what} ${delivery.eventId}`}
+          // Every row has one, named Redeliver (the dashboard's contract); its description says
+          // which event it sends again.
+          aria-describedby={`delivery-${delivery.id}-type delivery-${delivery.id}-event`}
         >
           Redeliver
         </Button>
