@@ -121,7 +121,7 @@ describe('the frame of every page', { timeout: 120_000 }, () => {
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('End');
     await expect.poll(() => list.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
-    const redeliver = list.getByRole('button', { name: /^Redeliver Content updated / });
+    const redeliver = list.getByRole('button', { name: 'Redeliver', exact: true });
     await redeliver.scrollIntoViewIfNeeded();
     expect(await redeliver.isVisible()).toBe(true);
     await screenshot(page, 'webhook-deliveries-390');
