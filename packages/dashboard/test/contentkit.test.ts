@@ -5,13 +5,12 @@
  * action's fields); a modal with a subtitle, a size and a submit whose action completes the
  * interaction; the `context` the integration receives; and axe finding no WCAG A/AA problem.
  */
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screenshot } from './support/browser.js';
+import { axeViolations } from './support/axe.js';
+import { description, screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
-const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
 let world: DashboardWorld;
 let page: Page;
@@ -52,33 +51,6 @@ async function sentWith(name: string): Promise<{ action?: unknown; state?: unkno
 
 const component = () => page.getByRole('region', { name: 'Profile', exact: true });
 const card = () => component().getByRole('region', { name: 'Your profile', exact: true });
-
-/** The text of the element a control's aria-describedby points at. */
-async function description(locator: ReturnType<Page['getByRole']>): Promise<string> {
-  const ids = (await locator.getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(
-    ids
-      .split(' ')
-      .filter(Boolean)
-      .map((id) => page.locator(`[id="${id}"]`).textContent()),
-  );
-  return texts.join(' ');
-}
-
-async function axeViolations(): Promise<string[]> {
-  await page.addScriptTag({ content: axeSource });
-  const found = (await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }
-    ).axe;
-    const result = await axe.run(
-      { exclude: [['[data-live-announcer]']] },
-      { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } },
-    );
-    return result.violations;
-  })) as { id: string; help: string; nodes: { target: string[] }[] }[];
-  return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
 
 // Browser steps wait up to 30 s each on a busy machine; a whole test gets 2 minutes.
 describe('ContentKit breadth in the dashboard', { timeout: 120_000 }, () => {
@@ -134,7 +106,7 @@ describe('ContentKit breadth in the dashboard', { timeout: 120_000 }, () => {
   });
 
   it('finds no WCAG A/AA problem (axe)', async () => {
-    expect(await axeViolations()).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('sends an action with its bindings read, opens a sized modal, and ends the interaction on complete', async () => {

@@ -2,11 +2,11 @@
  * Names, not ids, and feedback after every action (issue 24, "What was seen" 3, 5 and 6), in
  * Chromium as a person: titles of the organization, space and people; event names in words;
  * a confirmation before Pause (saying events are not kept) and Uninstall, and a word after each;
- * a member sees Pause and Uninstall disabled with the reason.
+ * a member sees Pause and Uninstall disabled with the reason. Each screen at 1280 and 390 px, with axe.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations } from './support/axe.js';
+import { checkBothWidths } from './support/axe.js';
 import { screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
@@ -50,16 +50,19 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     await events.getByText('Setup (space)').first().waitFor();
     expect(await events.textContent()).not.toMatch(/setup_\d|space_installation_setup/);
     await screenshot(page, 'installation-names');
+    await checkBothWidths(page, 'a space installation with its system events shown');
 
     await page.goto(`${world.url}/installations/${org}`);
     const installedIn = page.getByRole('list', { name: 'Installed in' });
     await installedIn.getByRole('link', { name: 'Product handbook' }).waitFor();
+    await checkBothWidths(page, 'an organization installation');
 
     await page.goto(`${world.url}/integrations/webhook`);
     await page.getByText(/^By Portico · version/).waitFor();
     // Installed already: it says so and opens it, instead of an Install that would be refused.
     await page.getByText('Installed', { exact: true }).waitFor();
     expect(await page.getByRole('button', { name: 'Install' }).count()).toBe(0);
+    await checkBothWidths(page, 'an installed integration’s page');
     await page.getByRole('link', { name: 'Open', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     expect(page.url()).toBe(`${world.url}/installations/${org}`);
@@ -68,9 +71,11 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     await card.getByText('Installed in Acme').waitFor();
     await card.getByRole('link', { name: 'Open Webhooks in Acme' }).waitFor();
     await screenshot(page, 'integrations-installed');
+    await checkBothWidths(page, 'the directory with an installed integration');
 
     await page.goto(`${world.url}/spaces/handbook`);
     await page.getByText('A space of').getByRole('link', { name: 'Acme' }).waitFor();
+    await checkBothWidths(page, 'a space');
   });
 
   it('shows what the integration did first: system events behind a filter, an event it does not handle as not handled', async () => {
@@ -91,6 +96,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     expect(await row.getAttribute('data-status')).toBe('not-handled');
     expect(await events.getByText('failed').count()).toBe(0);
     await screenshot(page, 'events-not-handled');
+    await checkBothWidths(page, 'an event not handled');
   });
 
   it('says what Save spaces did, and forgets it once the choice changes', async () => {
@@ -99,6 +105,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Save spaces' }).click();
     await page.getByRole('status').getByText('Saved: installed in Product handbook, Docs.').waitFor();
     await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'Docs' }).waitFor();
+    await checkBothWidths(page, 'the confirmation of Save spaces');
     await page.getByRole('checkbox', { name: 'Docs' }).uncheck({ force: true });
     await expect.poll(() => page.getByText('Saved: installed in').count()).toBe(0);
   });
@@ -110,7 +117,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     const question = page.getByRole('alertdialog', { name: 'Pause Webhooks?' });
     expect(await question.textContent()).toMatch(/they are not kept: events sent meanwhile are never delivered/);
     await screenshot(page, 'pause-question');
-    expect(await axeViolations(page)).toEqual([]);
+    await checkBothWidths(page, 'the Pause question');
     await question.getByRole('button', { name: 'Cancel' }).click();
     expect((await world.admin('GET', `/v1/installations/${space}`)).body.status).toBe('pending');
 
@@ -118,6 +125,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     await page.getByRole('alertdialog').getByRole('button', { name: 'Pause' }).click();
     await page.getByText('paused', { exact: true }).waitFor();
     await page.getByRole('status').getByText('Paused: it receives no events until you resume it.').waitFor();
+    await checkBothWidths(page, 'a paused installation');
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByRole('status').getByText('Resumed: it receives events again.').waitFor();
   });
@@ -135,7 +143,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
       await member.getByRole('form', { name: 'Configuration' }).getByRole('button', { name: 'Save' }).isDisabled(),
     ).toBe(false);
     await screenshot(member, 'member-installation');
-    expect(await axeViolations(member)).toEqual([]);
+    await checkBothWidths(member, 'a member’s view of an installation');
   });
 
   it('asks before Uninstall, then says it was done on the page it lands on', async () => {
@@ -143,6 +151,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Uninstall' }).click();
     const question = page.getByRole('alertdialog', { name: 'Uninstall Webhooks?' });
     expect(await question.textContent()).toMatch(/cannot be undone/);
+    await checkBothWidths(page, 'the Uninstall question');
     await question.getByRole('button', { name: 'Uninstall' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page
@@ -150,6 +159,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
       .getByText('Webhooks was uninstalled: its settings and tokens are removed.')
       .waitFor();
     expect(page.url()).toBe(`${world.url}/installations/${org}`);
+    await checkBothWidths(page, 'the page after Uninstall');
     expect((await world.admin('GET', `/v1/installations/${space}`)).status).toBe(404);
   });
 });

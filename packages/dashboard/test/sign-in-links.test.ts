@@ -1,11 +1,13 @@
 /**
  * Sign-in links an operator hands out (issue 24, "What to build" 6), in Chromium: the link opens
- * the page it names, signed in as the user, without the person ever seeing a token; it works once.
+ * the page it names (an installation, a space), signed in as the user, without the person ever seeing
+ * a token; it works once. Each screen at 1280 and 390 px, with axe.
  * And PORTICO_FRAME_ANCESTORS: a page of an allowed origin can frame the dashboard, another cannot.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkBothWidths } from './support/axe.js';
 import { screenshot } from './support/browser.js';
 import { type DashboardWorld, startDashboardWorld } from './support/dashboard-world.js';
 
@@ -50,17 +52,33 @@ describe('sign-in links', { timeout: 120_000 }, () => {
     const made = await world.admin('POST', '/v1/users/ada/sign-in-links', { path: `/installations/${installation}` });
     expect(made.status).toBe(201);
     const link = made.body.url as string;
-    const page = await world.page();
+    const page = await world.page({ bypassCSP: true }); // axe's script runs in the page
     await page.goto(link);
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByRole('banner').getByText('Ada', { exact: true }).waitFor();
     expect(page.url()).toBe(`${world.url}/installations/${installation}`);
     await screenshot(page, 'sign-in-link');
+    await checkBothWidths(page, 'an installation opened by a sign-in link');
 
-    const again = await world.page();
+    const again = await world.page({ bypassCSP: true });
     await again.goto(link);
     await expect.poll(() => again.getByRole('alert').first().textContent()).toMatch(/sign-in link did not work/i);
     await again.getByText(/each code works once, for 15 minutes/).waitFor();
+    await checkBothWidths(again, 'the sign-in page after a used link');
+  });
+
+  it('opens a space page it names, on a phone too', async () => {
+    const made = await world.admin('POST', '/v1/users/ada/sign-in-links', { path: '/spaces/docs' });
+    expect(made.status).toBe(201);
+    const phone = await world.page({ width: 390, height: 844, bypassCSP: true });
+    await phone.goto(made.body.url as string);
+    await phone.getByRole('heading', { level: 1, name: 'Docs' }).waitFor();
+    await phone.getByText('A space of').getByRole('link', { name: 'Acme' }).waitFor();
+    expect(phone.url()).toBe(`${world.url}/spaces/docs`);
+    // Signed in as Ada, with no code left in the address (above).
+    await phone.getByRole('button', { name: 'Sign out' }).waitFor();
+    await phone.getByRole('banner').getByText('Ada', { exact: true }).waitFor();
+    await checkBothWidths(phone, 'a space opened by a sign-in link');
   });
 
   it('lets a page of an allowed origin frame the dashboard, and no other', async () => {

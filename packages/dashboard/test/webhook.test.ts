@@ -2,12 +2,13 @@
  * A webhook installation's page in Chromium: configure it through the generated form (its one
  * editor), then the Deliveries region (a delivery appears after an event, every attempt, Redeliver,
  * Recover failed since…), the signing secret (Reveal/Hide, Copy, Rotate after a question, current
- * and previous) and Send test event in the endpoint panel.
+ * and previous) and Send test event in the endpoint panel. Each screen at 1280 and 390 px, with axe.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedReceiver } from '../../platform/src/test-support/webhook-world.js';
-import { screenshot } from './support/browser.js';
+import { checkBothWidths } from './support/axe.js';
+import { description, screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
 let world: DashboardWorld;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   world = await startDashboardWorld({ tuning: { endpointDisableAfterMs: 4000 } });
   receiver = new ScriptedReceiver();
   await receiver.start();
-  page = await world.page();
+  page = await world.page({ bypassCSP: true }); // axe's script runs in the page
   await signIn(page, world.url, world.tokens.ada);
 }, 120_000);
 
@@ -32,6 +33,8 @@ afterAll(async () => {
 const deliveries = () => page.getByRole('region', { name: 'Deliveries' });
 const rows = () => deliveries().locator('tbody tr[data-delivery]');
 const form = () => page.getByRole('form', { name: 'Configuration' });
+/** The status the newest row shows (its Status cell: a redelivery's note lists earlier ones too). */
+const newestStatus = (status: string) => rows().first().locator('td').nth(2).getByText(status, { exact: true });
 
 /** A time as a datetime-local input takes it, in the browser's (and this machine's) time zone. */
 function localInput(date: Date): string {
@@ -52,6 +55,8 @@ async function emit(revisionId: string) {
 describe('a webhook installation', { timeout: 120_000 }, () => {
   it('is installed into a space and configured through its form', async () => {
     await page.goto(`${world.url}/integrations/webhook`);
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await checkBothWidths(page, 'the Webhooks integration page');
     await page.getByRole('button', { name: 'Install' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('Docs', { exact: true }).click();
@@ -69,13 +74,14 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(await form().getByRole('switch', { name: 'Content updates (spaces)' }).isChecked()).toBe(true);
     await form().getByRole('button', { name: 'Save' }).click();
     await page.getByText('active', { exact: true }).waitFor();
+    await checkBothWidths(page, 'a configured webhook installation');
   });
 
   it('shows a delivery live after an event, with its attempts, and redelivers it', async () => {
     // The page follows the installation's stream (server-sent events): no reload, no polling.
     await page.getByText(/what the platform sent to the integration, live/i).waitFor();
     await emit('r1');
-    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    await newestStatus('delivered').waitFor();
     expect(await rows().count()).toBe(1);
     const first = rows().first();
     expect(await first.textContent()).toContain('event-r1');
@@ -88,14 +94,32 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await events.locator('tbody tr', { hasText: 'event-r1' }).getByText('Content updated').waitFor();
 
     const firstId = await first.getAttribute('data-delivery');
-    await first.getByRole('button', { name: 'Redeliver', exact: true }).click();
+    // Named Redeliver (every row has one); its description says which event it sends again.
+    const again = first.getByRole('button', { name: 'Redeliver', exact: true });
+    expect(await description(again)).toBe('Content updated event-r1');
+    await again.click();
     // One row per event: the redelivery takes the place of the delivery it repeats, which it lists.
     await expect.poll(() => rows().first().getAttribute('data-delivery'), { timeout: 15_000 }).not.toBe(firstId);
-    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    await newestStatus('delivered').waitFor();
     expect(await rows().count()).toBe(1);
-    expect(await rows().first().textContent()).toContain('redelivery of');
-    await rows().first().getByText('redelivery of an earlier delivery').click();
-    await rows().first().getByRole('list', { name: 'Earlier deliveries' }).getByText('delivered').waitFor();
+    // The redelivery names the delivery it repeats in words, as a link that moves to it.
+    const earlier = rows()
+      .first()
+      .getByRole('link', { name: /^the delivery made \d.* \(delivered\)$/ });
+    expect(await rows().first().textContent()).toMatch(/Redelivery of the delivery made .* \(delivered\)/);
+    expect(await rows().first().textContent()).not.toContain('dlv_');
+    const list = rows().first().getByRole('list', { name: 'Earlier deliveries' });
+    expect(await list.isVisible()).toBe(false);
+    await earlier.click();
+    const focused = page.locator('li:focus');
+    await expect.poll(() => focused.getAttribute('id')).toMatch(new RegExp(`-earlier-${firstId}$`));
+    expect(await list.isVisible()).toBe(true);
+    expect(await focused.textContent()).toMatch(/delivered 1 attempt\(s\)/);
+    // It says when that delivery was made, as the link did.
+    expect(await focused.locator('time').getAttribute('datetime')).toBe(
+      await earlier.locator('time').getAttribute('datetime'),
+    );
+    await checkBothWidths(page, 'a redelivery with the delivery it repeats');
     const bodies = receiver.received.filter((r) => r.path === '/hooks').map((r) => JSON.parse(r.body).eventId);
     expect(bodies).toEqual(['event-r1', 'event-r1']);
     await screenshot(page, 'webhook-deliveries');
@@ -106,7 +130,7 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     // failures the endpoint is disabled, and the delivery ends failed.
     receiver.script('/hooks', [500]);
     await emit('r2');
-    await rows().first().getByText('failed', { exact: true }).waitFor({ timeout: 20_000 });
+    await newestStatus('failed').waitFor({ timeout: 20_000 });
     expect(await rows().first().textContent()).toContain('event-r2');
     const health = page.getByRole('region', { name: 'Endpoint health' });
     await health.getByText('Endpoint: disabled').waitFor();
@@ -114,6 +138,7 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(await alert.textContent()).toMatch(/Re-enable it under Endpoint health, then redeliver what failed/);
     expect(await alert.textContent()).not.toContain('/v1/');
     await screenshot(page, 'webhook-endpoint-disabled');
+    await checkBothWidths(page, 'a disabled endpoint');
 
     receiver.script('/hooks', [200]);
     await health.getByRole('button', { name: 'Re-enable' }).click();
@@ -124,9 +149,12 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await recover.getByRole('button', { name: 'Recover failed since…' }).click();
     await recover.getByText('1 of 1 failed deliveries redelivered').waitFor();
     await expect.poll(() => recover.getByRole('status').textContent()).toMatch(/Recovery: done/);
-    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    await newestStatus('delivered').waitFor();
     expect(await rows().first().textContent()).toContain('event-r2');
-    expect(await rows().first().textContent()).toContain('redelivery of');
+    await rows()
+      .first()
+      .getByRole('link', { name: /^the delivery made \d.* \(failed\)$/ })
+      .waitFor();
   });
 
   it('filters the deliveries by status and by event', async () => {
@@ -136,11 +164,17 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await page.getByRole('option', { name: 'Failed only' }).click();
     // event-r2 failed, then its recovery delivered it: its latest result decides, so nothing failed is left.
     await deliveries().getByText('No delivery matches.').waitFor();
+    await checkBothWidths(page, 'the deliveries filtered to none');
     await deliveries()
       .getByRole('button', { name: /Status/ })
       .click();
     await page.getByRole('option', { name: 'Any status' }).click();
     await expect.poll(() => rows().count()).toBe(2);
+    // Each row's Redeliver is described by its event, so a screen reader tells them apart.
+    const described = await Promise.all(
+      (await deliveries().getByRole('button', { name: 'Redeliver', exact: true }).all()).map(description),
+    );
+    expect(described.sort()).toEqual(['Content updated event-r1', 'Content updated event-r2']);
     await deliveries().getByLabel('Event ID').fill('event-r1');
     await expect.poll(() => rows().count()).toBe(1);
     await deliveries().getByLabel('Event ID').fill('event-none');
@@ -173,6 +207,7 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await region.getByRole('button', { name: 'Rotate', exact: true }).click();
     const question = page.getByRole('alertdialog', { name: 'Rotate the signing secret?' });
     expect(await question.textContent()).toMatch(/keeps signing for 24 hours/);
+    await checkBothWidths(page, 'the Rotate question');
     await question.getByRole('button', { name: 'Cancel' }).click();
     expect((await secrets()).secret).toBe(current);
     await region.getByRole('button', { name: 'Rotate', exact: true }).click();
@@ -187,6 +222,7 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await region.getByText(/Previous, signs until/).waitFor();
     await region.getByRole('button', { name: 'Copy current secret' }).waitFor();
     await region.getByRole('button', { name: 'Copy previous secret' }).waitFor();
+    await checkBothWidths(page, 'the signing secret after Rotate');
     await screenshot(page, 'webhook-secret-rotated');
   });
 
@@ -196,7 +232,11 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await health.getByText(/Test event sent to http:\/\/127\.0\.0\.1:\d+\/hooks: follow it under Deliveries/).waitFor();
     await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(3);
     await rows().first().getByText('Test event', { exact: true }).waitFor();
-    await rows().first().getByText('delivered', { exact: true }).waitFor();
+    await newestStatus('delivered').waitFor();
+    await rows().first().getByRole('button', { name: 'Redeliver', exact: true }).waitFor();
+    expect(await description(rows().first().getByRole('button', { name: 'Redeliver', exact: true }))).toMatch(
+      /^Test event \S+$/,
+    );
     const last = receiver.received.filter((r) => r.path === '/hooks').at(-1);
     expect(JSON.parse(last?.body ?? '{}')).toMatchObject({ type: 'webhook_test', test: true });
   });
@@ -237,5 +277,10 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     // 55 deliveries, of 53 events (two were delivered again): one row per event.
     await expect.poll(() => rows().count()).toBe(53);
     expect(await deliveries().getByRole('button', { name: 'Older deliveries' }).count()).toBe(0);
+    const names = await Promise.all(
+      (await rows().getByRole('button', { name: 'Redeliver', exact: true }).all()).map(description),
+    );
+    expect(names).toHaveLength(53);
+    expect(new Set(names).size).toBe(53);
   });
 });

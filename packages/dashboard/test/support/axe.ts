@@ -1,6 +1,7 @@
 /** axe-core in the page: the WCAG 2 A/AA problems of the screen as it is now, one line each. */
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 
@@ -26,4 +27,36 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return result.violations;
   })) as Violation[];
   return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/** Waits for the layout after a resize (two frames: React's renders of a new width land in between). */
+async function settled(page: Page): Promise<void> {
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
+}
+
+/**
+ * The screen as it is now, at 1280 and at 390 px wide on the same page: axe finds no WCAG A/AA
+ * problem at either width, and at 390 px the page is no wider than the screen (tables scroll inside
+ * it). `what` names the screen in a failure. Leaves the page at the size it had.
+ */
+export async function checkBothWidths(page: Page, what: string): Promise<void> {
+  const before = page.viewportSize() ?? { width: 1280, height: 900 };
+  try {
+    for (const size of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(size);
+      await settled(page);
+      if (size.width === 390) {
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(wide, `${what} at 390 px: the page is ${wide} px wide`).toBeLessThanOrEqual(390);
+      }
+      expect(await axeViolations(page), `${what} at ${size.width} px`).toEqual([]);
+    }
+  } finally {
+    await page.setViewportSize(before);
+  }
 }

@@ -3,7 +3,7 @@
  * `npx playwright install` downloads its own browser build, which cannot be fetched here.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -32,4 +32,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env.PORTICO_SCREENSHOTS !== '1') return;
   mkdirSync(screenshots, { recursive: true });
   await page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
+}
+
+/** The text of the elements a control's aria-describedby points at, joined by a space. */
+export async function description(locator: Locator): Promise<string> {
+  const ids = (await locator.getAttribute('aria-describedby')) ?? '';
+  const texts = await Promise.all(
+    ids
+      .split(' ')
+      .filter(Boolean)
+      .map((id) => locator.page().locator(`[id="${id}"]`).textContent()),
+  );
+  return texts.map((text) => (text ?? '').trim()).join(' ');
 }

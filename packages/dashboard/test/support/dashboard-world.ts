@@ -33,6 +33,10 @@ export interface DashboardWorld {
   page(options?: { width?: number; height?: number; bypassCSP?: boolean }): Promise<Page>;
   /** `portico publish DIR` as `token` (ada by default), with the given environment for its secrets. */
   publish(dir: string, env?: Record<string, string>, token?: string): Promise<void>;
+  /** Stops the platform (the browser stays), as when the server goes down under an open page. */
+  stopServer(): Promise<void>;
+  /** Starts it again on the same address and store: sessions, tokens and data are kept. */
+  startServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,17 +54,19 @@ export async function startDashboardWorld(
         config: { dataDir },
         cleanup: () => rm(dataDir, { recursive: true, force: true }),
       }));
-  const platform = await startPlatform(
-    {
-      ...store.config,
-      port: 0,
-      host: '127.0.0.1',
-      allowPrivateNetwork: true,
-      tuning: options.tuning,
-      frameAncestors: options.frameAncestors,
-    },
-    { dashboardDir: dist },
-  ).catch(async (error) => {
+  const start = (port: number) =>
+    startPlatform(
+      {
+        ...store.config,
+        port,
+        host: '127.0.0.1',
+        allowPrivateNetwork: true,
+        tuning: options.tuning,
+        frameAncestors: options.frameAncestors,
+      },
+      { dashboardDir: dist },
+    );
+  let platform = await start(0).catch(async (error) => {
     await store.cleanup();
     throw error;
   });
@@ -84,8 +90,11 @@ export async function startDashboardWorld(
     await ok(admin('PUT', '/v1/orgs/globex/members/carol', { role: 'admin' }));
     browser = await launchChromium();
     const opened = browser;
+    let stopped = false;
     return {
-      platform,
+      get platform() {
+        return platform;
+      },
       url: platform.url,
       admin,
       as: (token) => client(platform.url, token),
@@ -99,8 +108,10 @@ export async function startDashboardWorld(
         // The page's own failures, in the test's output (a blank page says nothing by itself).
         page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
         page.on('console', (message) => {
-          if (message.type() === 'error' && !/status of (401|403|404)/.test(message.text()))
-            console.error(`page console: ${message.text()}`);
+          const text = message.text();
+          // Refused connections are what a test that stopped the server expects.
+          const expected = /status of (401|403|404)/.test(text) || (stopped && /ERR_CONNECTION_REFUSED/.test(text));
+          if (message.type() === 'error' && !expected) console.error(`page console: ${text}`);
         });
         return page;
       },
@@ -122,10 +133,18 @@ export async function startDashboardWorld(
           process.env = saved;
         }
       },
+      async stopServer() {
+        stopped = true;
+        await platform.close();
+      },
+      async startServer() {
+        platform = await start(Number(new URL(platform.url).port));
+        stopped = false;
+      },
       async close() {
         for (const context of contexts) await context.close().catch(() => {});
         await opened.close();
-        await platform.close();
+        if (!stopped) await platform.close();
         await store.cleanup();
       },
     };

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import {
   Button,
   Input,
@@ -107,27 +107,61 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   );
 }
 
-/** A redelivery's row: the deliveries of the same event before it, on demand. */
+/**
+ * A redelivery's note: it names the delivery it repeats in words (its time and result), as a link
+ * that opens the list of the event's earlier deliveries and moves to that one.
+ */
 function EarlierDeliveries({ installationId, delivery }: { installationId: string; delivery: Delivery }) {
   const [open, setOpen] = useState(false);
-  const all = useEventDeliveries(installationId, delivery.eventId, open);
+  const [jumpTo, setJumpTo] = useState<string>();
+  // Read at once: the note names the earlier delivery, so it needs its time and result.
+  const all = useEventDeliveries(installationId, delivery.eventId, true);
   const earlier = (all.data ?? []).filter(
     (d) => d.id !== delivery.id && d.url === delivery.url && d.createdAt <= delivery.createdAt,
   );
+  const repeated = earlier.find((d) => d.id === delivery.redeliveryOf);
+  const itemId = (id: string) => `delivery-${delivery.id}-earlier-${id}`;
+  useEffect(() => {
+    if (!open || !jumpTo) return;
+    const item = document.getElementById(itemId(jumpTo));
+    if (!item) return;
+    item.scrollIntoView({ block: 'nearest' });
+    item.focus({ preventScroll: true });
+    setJumpTo(undefined);
+  });
   return (
-    <details className="muted" onToggle={(event) => setOpen(event.currentTarget.open)}>
-      <summary>redelivery of an earlier delivery</summary>
-      {all.isPending && open ? <Loading /> : null}
-      {all.error ? <ErrorNote error={all.error} /> : null}
-      <ul className="plain-list" aria-label="Earlier deliveries">
-        {earlier.map((d) => (
-          <li key={d.id}>
-            <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {d.attempts.length} attempt(s)
-            {d.lastError ? ` · ${d.lastError}` : ''}
-          </li>
-        ))}
-      </ul>
-    </details>
+    <div className="muted">
+      {repeated ? (
+        <>
+          Redelivery of{' '}
+          <a
+            href={`#${itemId(repeated.id)}`}
+            onClick={(event) => {
+              event.preventDefault();
+              setOpen(true);
+              setJumpTo(repeated.id);
+            }}
+          >
+            the delivery made <TimeText at={repeated.createdAt} /> ({repeated.status})
+          </a>
+        </>
+      ) : (
+        'Redelivery of an earlier delivery'
+      )}
+      <details open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+        <summary>Earlier deliveries of this event</summary>
+        {all.isPending ? <Loading /> : null}
+        {all.error ? <ErrorNote error={all.error} /> : null}
+        <ul className="plain-list earlier-deliveries" aria-label="Earlier deliveries">
+          {earlier.map((d) => (
+            <li key={d.id} id={itemId(d.id)} tabIndex={-1}>
+              <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {d.attempts.length} attempt(s)
+              {d.lastError ? ` · ${d.lastError}` : ''}
+            </li>
+          ))}
+        </ul>
+      </details>
+    </div>
   );
 }
 
@@ -137,14 +171,17 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
     mutationFn: () => call(api.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['deliveries', installationId] }),
   });
+  const what = eventName(delivery.type);
   return (
     <tr className="log-row" id={`delivery-${delivery.id}`} data-status={delivery.status} data-delivery={delivery.id}>
       <td>
         <TimeText at={delivery.createdAt} />
       </td>
       <td>
-        {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : eventName(delivery.type)}
-        <div className="muted" id={`delivery-${delivery.id}-what`}>
+        <span id={`delivery-${delivery.id}-type`}>
+          {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : what}
+        </span>
+        <div className="muted" id={`delivery-${delivery.id}-event`}>
           {delivery.eventId}
         </div>
         <div className="muted wrap-anywhere">{delivery.url}</div>
@@ -196,7 +233,9 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
           className="button"
           onPress={() => redeliver.mutate()}
           isPending={redeliver.isPending}
-          aria-describedby={`delivery-${delivery.id}-what`}
+          // Every row has one, named Redeliver (the dashboard's contract); its description says
+          // which event it sends again.
+          aria-describedby={`delivery-${delivery.id}-type delivery-${delivery.id}-event`}
         >
           Redeliver
         </Button>
