@@ -1,0 +1,4 @@
+(() => {
+  var settings = { room: '<ROOM>', site: '<SITE>', mode: '<MODE>' };
+  window.widgetSettings = settings;
+})();
