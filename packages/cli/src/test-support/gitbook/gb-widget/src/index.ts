@@ -14,10 +14,10 @@ interface Environment {
   siteInstallation?: { site: string; configuration: { room?: string } };
 }
 
-/** The widget's text with its placeholders filled in (as JSON string contents, so no quote breaks out). */
+/** The widget's text with its placeholders (`__NAME__`) filled in as JSON strings, so no value breaks out. */
 function fill(text: string, values: Record<string, string>): string {
-  return text.replace(/<([A-Z]+)>/g, (match, name: string) =>
-    name in values ? JSON.stringify(values[name]).slice(1, -1) : match,
+  return text.replace(/__([A-Z]+)__/g, (match, name: string) =>
+    name in values ? JSON.stringify(values[name]) : match,
   );
 }
 

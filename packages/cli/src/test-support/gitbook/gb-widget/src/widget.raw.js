@@ -1,4 +1,3 @@
 (() => {
-  var settings = { room: '<ROOM>', site: '<SITE>', mode: '<MODE>' };
-  window.widgetSettings = settings;
+  window.widgetSettings = { room: __ROOM__, site: __SITE__, mode: __MODE__ };
 })();
