@@ -22,8 +22,8 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'portico-dev-gitbook-script-'));
   dir = join(root, 'gb-widget');
   await cp(gitbookFixture('gb-widget'), dir, { recursive: true });
-  // `portico dev` installs into its space and site both: a target of `all` lets it (a `target: site`
-  // integration is refused the dev space; see the report of this change).
+  // `portico dev` installs into its dev space and its dev site both, which `target: site` refuses
+  // (the space installation is a 400 and dev stops): this copy targets `all`.
   const manifest = join(dir, 'gitbook-manifest.yaml');
   await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('target: site', 'target: all'));
   dev = spawnCli(['dev', '--port', '0'], { cwd: dir });
