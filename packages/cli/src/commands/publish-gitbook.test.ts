@@ -158,11 +158,15 @@ describe.each(backends)('a GitBook-dialect integration published and run on $nam
       30_000,
     );
     expect(updated).toEqual({ mode: 'production', banner: 'console.log("counted");', lastRevision: 'rev_42' });
-    const dispatches = (await api('GET', `/v1/installations/${space}/dispatches`)) as {
-      type: string;
-      host: string;
-      status: number;
-    }[];
+    // A dispatch is recorded once the handler has answered, after its write: wait for both.
+    const dispatches = await until(
+      'both dispatches to be recorded',
+      async () => {
+        const recorded = (await api('GET', `/v1/installations/${space}/dispatches`)) as { type: string }[];
+        return recorded.some((dispatch) => dispatch.type === 'space_content_updated') ? recorded : undefined;
+      },
+      30_000,
+    );
     expect(dispatches).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: 'space_installation_setup', host: 'workerd', status: 200 }),

@@ -35,7 +35,10 @@ export async function publishIntegration(
   if (!token) return fail('give your API token with --token TOKEN (or PORTICO_TOKEN)');
 
   const target = resolve(io.cwd, dir ?? '.');
-  const result = await loadManifest(target, options.env !== undefined ? { env: options.env } : {});
+  const envOption = options.env !== undefined ? { env: options.env } : {};
+  // Internal scopes (`site:script:inject`) are for publishers the operator marks internal (the
+  // operator's token): only the platform knows whose the token is, so it judges them.
+  const result = await loadManifest(target, { ...envOption, internalPublisher: true });
   const manifestFile = basename(result.file);
   for (const warning of result.warnings) io.err(`${formatProblem(manifestFile, warning, 'warning')}\n`);
   if (!result.ok) {
@@ -97,9 +100,15 @@ export async function publishIntegration(
     error?: { message?: string; errors?: { line: number; column: number; message: string }[] };
   };
   if (!response.ok) {
-    // The platform's positions are in the text it got: the translation, for the GitBook dialect.
-    const refused = result.dialect === 'gitbook' ? 'platform-manifest.yaml (translated)' : manifestFile;
-    for (const e of body.error?.errors ?? []) io.err(`${formatProblem(refused, { path: '', ...e })}\n`);
+    // Refused for an internal scope (the token is not the operator's): said where the manifest asks for it.
+    const notInternal = response.status === 400 ? await loadManifest(target, envOption) : undefined;
+    if (notInternal !== undefined && !notInternal.ok) {
+      for (const error of notInternal.errors) io.err(`${formatProblem(manifestFile, error)}\n`);
+    } else {
+      // The platform's positions are in the text it got: the translation, for the GitBook dialect.
+      const refused = result.dialect === 'gitbook' ? 'platform-manifest.yaml (translated)' : manifestFile;
+      for (const e of body.error?.errors ?? []) io.err(`${formatProblem(refused, { path: '', ...e })}\n`);
+    }
     return fail(`the platform refused it (${response.status}): ${body.error?.message ?? 'no message'}`);
   }
   io.out(

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { formatProblem, loadManifest, MANIFEST_FILE, type Manifest } from '@portico/manifest';
+import { formatProblem, INTERNAL_SCOPES, loadManifest, MANIFEST_FILE, type Manifest } from '@portico/manifest';
 import { createSignInCode, type RunningPlatform, startPlatform } from '@portico/platform';
 import { pino } from 'pino';
 import { DEV_DIR, removeDevServer, writeDevServer } from '../dev-server-file.js';
@@ -224,7 +224,9 @@ export class DevSession {
   /** The manifest, bundle, secrets and files of the directory as it is now; problems printed. */
   private async prepare(): Promise<Step<Candidate>> {
     const { dir, env } = this.options;
-    const loaded = await loadManifest(dir);
+    // Published with its platform's admin token (the operator's): internal scopes such as
+    // `site:script:inject` are allowed, as they are to an operator publishing on a server.
+    const loaded = await loadManifest(dir, { internalPublisher: true });
     const manifestFile = relative(this.io.cwd, loaded.file) || basename(loaded.file);
     for (const warning of loaded.warnings) this.io.err(`${formatProblem(manifestFile, warning, 'warning')}\n`);
     if (!loaded.ok) {
@@ -268,12 +270,18 @@ export class DevSession {
     };
   }
 
-  /** Publishes a candidate as the dev user and starts its worker; answers the version. */
+  /**
+   * Publishes a candidate as the dev user and starts its worker; answers the version. A manifest
+   * that asks for an internal scope (`site:script:inject`) is published as the operator of this
+   * platform (the developer's own), as an operator publishes it on a server.
+   */
   private async publish(candidate: Candidate): Promise<Step<number>> {
     const platform = this.platform as RunningPlatform;
+    const internal = (candidate.manifest.scopes ?? []).some((scope) => INTERNAL_SCOPES.includes(scope));
+    const publisher = (internal ? this.admin : this.user) as PlatformClient;
     let published: { name: string; version: number; warnings?: string[] };
     try {
-      published = await (this.user as PlatformClient).call('POST', '/v1/integrations', {
+      published = await publisher.call('POST', '/v1/integrations', {
         manifest: candidate.manifestText,
         script: candidate.script,
         secrets: candidate.secrets,

@@ -1,0 +1,86 @@
+/**
+ * `portico dev` with a GitBook-dialect site script (a copy of test-support/gitbook/gb-widget: scope
+ * `site:script:inject`, a `.raw.js` widget), as a developer runs it: the real binary in a directory
+ * outside the repository. It publishes to its own platform as that platform's operator, so the
+ * internal scope is allowed; its site installation, once configured, serves the widget built in
+ * development mode, and a saved change to the `.raw.js` file is in the next script served.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDevServer } from '../dev-server-file.js';
+import { gitbookFixture } from '../test-support/backend-world.js';
+import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
+import { until } from '../test-support/server-world.js';
+
+let root: string;
+let dir: string;
+let dev: CliProcess;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'portico-dev-gitbook-script-'));
+  dir = join(root, 'gb-widget');
+  await cp(gitbookFixture('gb-widget'), dir, { recursive: true });
+  // `portico dev` installs into its dev space and its dev site both, which `target: site` refuses
+  // (the space installation is a 400 and dev stops): this copy targets `all`.
+  const manifest = join(dir, 'gitbook-manifest.yaml');
+  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('target: site', 'target: all'));
+  dev = spawnCli(['dev', '--port', '0'], { cwd: dir });
+  await dev.waitFor(/Ctrl-C stops/, 60_000);
+}, 90_000);
+
+afterAll(async () => {
+  dev?.child.kill('SIGKILL');
+  await dev?.exited;
+  await rm(root, { recursive: true, force: true });
+});
+
+const server = () => {
+  const found = readDevServer(dir);
+  if (!found) throw new Error(`no dev-server.json in ${dir}; portico dev printed:\n${dev.output()}`);
+  return found;
+};
+
+describe('portico dev with a GitBook-dialect site script', () => {
+  it('installs it with its internal scope and serves its widget built in development mode', async () => {
+    expect(dev.output()).not.toMatch(/internal to the platform/);
+    expect(dev.stdout()).toMatch(/gb-widget version \d+ is installed/);
+    const site = server().installations.site;
+    const configured = await fetch(`${server().api}/v1/installations/${site}/configuration`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${server().adminToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ room: 'lobby' }),
+    });
+    expect(configured.status, await configured.text()).toBe(200);
+    const script = await fetch(`${server().api}/v1/installations/${site}/published-script`);
+    expect(script.status, await script.clone().text()).toBe(200);
+    expect(await script.text()).toMatch(/\{ room: "lobby", site: "dev-site", mode: "development" \}/);
+  });
+
+  it('serves a saved change to its .raw.js widget in the next script', async () => {
+    const from = dev.output().length;
+    const widget = await readFile(join(dir, 'src/widget.raw.js'), 'utf8');
+    await writeFile(join(dir, 'src/widget.raw.js'), widget.replace('window.widgetSettings', 'window.chatSettings'));
+    await dev.waitFor(
+      /Reloaded: gb-widget version \d+ is live, \d+ ms after the change \(src\/widget\.raw\.js\)/,
+      10_000,
+      from,
+    );
+    const url = `${server().api}/v1/installations/${server().installations.site}/published-script`;
+    const changed = await until(
+      'the new widget to be served',
+      async () => {
+        const text = await (await fetch(url)).text();
+        return text.includes('window.chatSettings') ? text : undefined;
+      },
+      10_000,
+    );
+    expect(changed).toMatch(/room: "lobby"/);
+  }, 30_000);
+
+  it('stops on SIGINT', async () => {
+    dev.child.kill('SIGINT');
+    expect(await dev.exited).toBe(0);
+  });
+});

@@ -1,0 +1,3 @@
+(() => {
+  window.widgetSettings = { room: __ROOM__, site: __SITE__, mode: __MODE__ };
+})();
