@@ -2,7 +2,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInCode } from '../../platform/src/access/sessions.js';
-import { screenshot } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
 let world: DashboardWorld;
@@ -23,7 +22,6 @@ describe('signing in', { timeout: 120_000 }, () => {
     const page = await world.page();
     await page.goto(`${world.url}/`);
     await expect.poll(() => page.getByLabel('API token').isVisible()).toBe(true);
-    await screenshot(page, 'sign-in');
     await page.getByLabel('API token').fill(world.tokens.ada);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
