@@ -97,11 +97,12 @@ export async function publishIntegration(
   const body = (await response.json().catch(() => ({}))) as {
     name?: string;
     version?: number;
-    error?: { message?: string; errors?: { line: number; column: number; message: string }[] };
+    error?: { code?: string; message?: string; errors?: { line: number; column: number; message: string }[] };
   };
   if (!response.ok) {
     // Refused for an internal scope (the token is not the operator's): said where the manifest asks for it.
-    const notInternal = response.status === 400 ? await loadManifest(target, envOption) : undefined;
+    // (It was checked here as the operator's, so a manifest the platform refuses is refused for that.)
+    const notInternal = body.error?.code === 'invalid_manifest' ? await loadManifest(target, envOption) : undefined;
     if (notInternal !== undefined && !notInternal.ok) {
       for (const error of notInternal.errors) io.err(`${formatProblem(manifestFile, error)}\n`);
     } else {
