@@ -1,9 +1,10 @@
 /**
  * `portico dev` with a GitBook-dialect site script (a copy of test-support/gitbook/gb-widget: scope
- * `site:script:inject`, a `.raw.js` widget), as a developer runs it: the real binary in a directory
- * outside the repository. It publishes to its own platform as that platform's operator, so the
- * internal scope is allowed; its site installation, once configured, serves the widget built in
- * development mode, and a saved change to the `.raw.js` file is in the next script served.
+ * `site:script:inject`, `target: site`, a `.raw.js` widget), as a developer runs it: the real
+ * binary in a directory outside the repository. It publishes to its own platform as that
+ * platform's operator, so the internal scope is allowed; it is installed in the organization and
+ * the dev site only (its target leaves spaces out). Its site installation, once configured, serves the widget
+ * built in development mode, and a saved change to the `.raw.js` file is in the next script served.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,10 +23,6 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'portico-dev-gitbook-script-'));
   dir = join(root, 'gb-widget');
   await cp(gitbookFixture('gb-widget'), dir, { recursive: true });
-  // `portico dev` installs into its dev space and its dev site both, which `target: site` refuses
-  // (the space installation is a 400 and dev stops): this copy targets `all`.
-  const manifest = join(dir, 'gitbook-manifest.yaml');
-  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('target: site', 'target: all'));
   dev = spawnCli(['dev', '--port', '0'], { cwd: dir });
   await dev.waitFor(/Ctrl-C stops/, 60_000);
 }, 90_000);
@@ -43,9 +40,25 @@ const server = () => {
 };
 
 describe('portico dev with a GitBook-dialect site script', () => {
-  it('installs it with its internal scope and serves its widget built in development mode', async () => {
+  it('installs it with its internal scope in the organization and the site its target allows', async () => {
     expect(dev.output()).not.toMatch(/internal to the platform/);
-    expect(dev.stdout()).toMatch(/gb-widget version \d+ is installed/);
+    const out = dev.stdout();
+    expect(out).toMatch(/gb-widget version \d+ is installed in the organization acme and the site dev-site \(ready/);
+    expect(out).toMatch(/^Public endpoint: \S+ \(organization acme\)$/m);
+    expect(out).toMatch(/^Public endpoint: \S+ \(site dev-site, pending: configure it in the dashboard\)$/m);
+    expect(out).not.toMatch(/\(space dev-space/);
+    expect(out).toContain(
+      'Not installed in the space dev-space: its gitbook-manifest.yaml says `target: site` (installed in the organization and its sites only)\n',
+    );
+    expect(server()).toMatchObject({ target: 'site', space: 'dev-space', site: 'dev-site' });
+    expect(server().installations.space).toBeUndefined();
+    const space = await fetch(`${server().api}/v1/spaces/dev-space`, {
+      headers: { authorization: `Bearer ${server().adminToken()}` },
+    }).then((r) => r.json() as Promise<{ installations: unknown[] }>);
+    expect(space.installations).toEqual([]);
+  });
+
+  it('serves its widget built in development mode', async () => {
     const site = server().installations.site;
     const configured = await fetch(`${server().api}/v1/installations/${site}/configuration`, {
       method: 'PATCH',
