@@ -3,16 +3,19 @@
  * `site:script:inject`, `target: site`, a `.raw.js` widget), as a developer runs it: the real
  * binary in a directory outside the repository. It publishes to its own platform as that
  * platform's operator, so the internal scope is allowed; it is installed in the organization and
- * the dev site only (its target leaves spaces out). Its site installation, once configured, serves the widget
+ * the dev site only (its target leaves spaces out), and `portico emit` sends there by default and
+ * names the target for a space event. Its site installation, once configured, serves the widget
  * built in development mode, and a saved change to the `.raw.js` file is in the next script served.
  */
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevServer } from '../dev-server-file.js';
 import { gitbookFixture } from '../test-support/backend-world.js';
-import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
+import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
 import { until } from '../test-support/server-world.js';
 
 let root: string;
@@ -39,6 +42,17 @@ const server = () => {
   return found;
 };
 
+/** Runs `portico ARGS` in the integration's directory: its exit status and output. */
+async function portico(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
 describe('portico dev with a GitBook-dialect site script', () => {
   it('installs it with its internal scope in the organization and the site its target allows', async () => {
     expect(dev.output()).not.toMatch(/internal to the platform/);
@@ -56,6 +70,25 @@ describe('portico dev with a GitBook-dialect site script', () => {
       headers: { authorization: `Bearer ${server().adminToken()}` },
     }).then((r) => r.json() as Promise<{ installations: unknown[] }>);
     expect(space.installations).toEqual([]);
+  });
+
+  it('emits to the site by default, and names the target for a space event', async () => {
+    const sent = await portico('emit', 'site_view');
+    expect(sent.stderr).toBe('');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/^evt_\S+\n$/);
+
+    const refused = await portico('emit', 'space_content_updated');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'space_content_updated happens in a space, and gb-widget is not installed in the space dev-space: its gitbook-manifest.yaml says `target: site` (installed in the organization and its sites only); give --space ID to send it elsewhere',
+    );
+    const setup = await portico('emit', 'space_installation_setup');
+    expect(setup.code).toBe(2);
+    expect(setup.stderr).toContain(
+      'space_installation_setup goes to a space installation, and gb-widget is not installed in the space dev-space: its gitbook-manifest.yaml says `target: site`',
+    );
+    expect(setup.stderr).toContain('send installation_setup or site_installation_setup');
   });
 
   it('serves its widget built in development mode', async () => {

@@ -2,16 +2,19 @@
  * `portico dev` with a GitBook-dialect integration whose manifest's `target` leaves places out, as
  * a developer runs it: the real binary, a directory outside the repository. `target: space` is
  * installed in the organization and the dev space only, with the links that apply and one line
- * saying why the dev site is not used. A saved change of `target` reloads it like any change and installs it
+ * saying why the dev site is not used; `portico emit` sends to the space by default and names the
+ * target for a site event. A saved change of `target` reloads it like any change and installs it
  * where the new target allows, uninstalling it where it no longer does. The integration is written
  * for this test in the shapes of that runtime's wire format (`GET /v1` a 500, text form fields).
  */
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevServer } from '../dev-server-file.js';
-import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
+import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
 
 const MANIFEST = `name: gb-target
 title: GitBook target
@@ -96,6 +99,17 @@ async function installedIn(kind: 'space' | 'site', id: string): Promise<string[]
   return body.installations.map((i) => i.integration);
 }
 
+/** Runs `portico ARGS` in the integration's directory: its exit status and output. */
+async function portico(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
 /** Saves the manifest with another `target` line (none: `all`) and waits for the reload it causes. */
 async function retarget(line: string): Promise<number> {
   const from = dev.output().length;
@@ -125,6 +139,23 @@ describe('portico dev with a gitbook-manifest.yaml whose target leaves places ou
     expect(await render(server().installations.space)).toContain('note 0 in the space (development)');
   });
 
+  it('emits to the space by default, and names the target for a site event', async () => {
+    const sent = await portico('emit', 'space_content_updated');
+    expect(sent.stderr).toBe('');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/^evt_\S+\n$/);
+
+    const refused = await portico('emit', 'site_view');
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(
+      'site_view happens on a site, and gb-target is not installed in the site dev-site: its gitbook-manifest.yaml says `target: space` (installed in the organization and its spaces only); give --site ID to send it elsewhere',
+    );
+    const setup = await portico('emit', 'site_installation_setup');
+    expect(setup.code).toBe(2);
+    expect(setup.stderr).toContain('gb-target is not installed in the site dev-site');
+  });
+
   it('reloads a saved change of target, installing and uninstalling where it now may be', async () => {
     let from = await retarget('target: site\n');
     let printed = dev.stdout().slice(from);
@@ -137,6 +168,8 @@ describe('portico dev with a gitbook-manifest.yaml whose target leaves places ou
     expect(await installedIn('space', 'dev-space')).toEqual([]);
     expect(await installedIn('site', 'dev-site')).toEqual(['gb-target']);
     expect(await render(server().installations.site)).toContain('note 0 in the site (development)');
+    expect((await portico('emit', 'site_view')).code).toBe(0);
+    expect((await portico('emit', 'space_view')).stderr).toContain('says `target: site`');
 
     from = await retarget('target: organization\n');
     printed = dev.stdout().slice(from);
@@ -145,7 +178,15 @@ describe('portico dev with a gitbook-manifest.yaml whose target leaves places ou
     );
     expect(server().installations).toEqual({ organization: expect.stringMatching(/^inst_/) });
     expect(await installedIn('site', 'dev-site')).toEqual([]);
-    expect(await render(server().installations.organization)).toContain('note 0 in the organization (development)');
+    // ui_render goes to the one installation there is.
+    const rendered = await portico('emit', 'ui_render', '--field', 'componentId=banner');
+    expect(rendered.code, rendered.stderr).toBe(0);
+    expect(rendered.stdout).toContain('note 0 in the organization (development)');
+    const feedback = await portico('emit', 'page_feedback');
+    expect(feedback.code).toBe(2);
+    expect(feedback.stderr).toContain(
+      'page_feedback happens in a space and on a site, and gb-target is not installed in the space dev-space or the site dev-site: its gitbook-manifest.yaml says `target: organization` (installed in the organization only); give --space ID or --site ID to send it elsewhere',
+    );
 
     // No `target` is `all`: both places again, as a Portico integration is installed.
     from = await retarget('');
