@@ -43,6 +43,20 @@ describe('dev-server.json', () => {
     expect(readDevServer(dir)).toBeUndefined();
   });
 
+  it('is read without the space or site installation a GitBook-dialect target leaves out, and not with a malformed one', async () => {
+    const dir = await tempDir({ '.portico-dev/admin-token': 'x' });
+    const siteOnly: DevServer = {
+      ...server(dir),
+      target: 'site',
+      installations: { organization: 'inst_o', site: 'inst_t' },
+    };
+    writeDevServer(dir, siteOnly);
+    expect(readDevServer(dir)).toMatchObject(siteOnly);
+    expect(readDevServer(dir)?.installations.space).toBeUndefined();
+    writeDevServer(dir, { ...siteOnly, installations: { organization: 'inst_o', space: 3 as unknown as string } });
+    expect(() => readDevServer(dir)).toThrow('was not written by this version of portico dev');
+  });
+
   it('says what to do with a file it cannot read', async () => {
     const dir = await tempDir();
     mkdirSync(join(dir, '.portico-dev'));

@@ -1,11 +1,13 @@
 /**
  * How the other commands find a running `portico dev`: while it runs, it keeps
  * `DIR/.portico-dev/dev-server.json` with its API address, where its admin token is, its pid,
- * the seeded space and site and its three installations; it removes the file when it stops.
+ * the seeded space and site and the integration's installations (in the organization, and in
+ * that space and site where its target allows); it removes the file when it stops.
  * `emit`, `tail` and the rest read it with `readDevServer` and need no `--api`/`--token`.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { DevTarget } from './dev-target.js';
 
 /** Where `portico dev` keeps its data, relative to the integration's directory. */
 export const DEV_DIR = '.portico-dev';
@@ -23,9 +25,13 @@ export interface DevServer {
   /** The integration being developed (its manifest `name`) and its organization (beyond the agreed shape). */
   integration?: string;
   organization?: string;
+  /** Where its GitBook-dialect manifest lets it be installed (absent for a Portico integration: anywhere). */
+  target?: DevTarget;
+  /** The seeded space and site; the integration is installed in those its target allows. */
   space: string;
   site: string;
-  installations: { organization: string; space: string; site: string };
+  /** Its installations: `space` and `site` are absent where its target leaves them out. */
+  installations: { organization: string; space?: string; site?: string };
 }
 
 export interface FoundDevServer extends DevServer {
@@ -108,7 +114,8 @@ function isDevServer(value: unknown): value is DevServer {
     typeof v.site === 'string' &&
     typeof installations === 'object' &&
     installations !== null &&
-    ['organization', 'space', 'site'].every((k) => typeof installations[k] === 'string')
+    typeof installations.organization === 'string' &&
+    ['space', 'site'].every((k) => installations[k] === undefined || typeof installations[k] === 'string')
   );
 }
 

@@ -1,17 +1,21 @@
 /**
  * `portico dev` with a GitBook-dialect site script (a copy of test-support/gitbook/gb-widget: scope
- * `site:script:inject`, a `.raw.js` widget), as a developer runs it: the real binary in a directory
- * outside the repository. It publishes to its own platform as that platform's operator, so the
- * internal scope is allowed; its site installation, once configured, serves the widget built in
- * development mode, and a saved change to the `.raw.js` file is in the next script served.
+ * `site:script:inject`, `target: site`, a `.raw.js` widget), as a developer runs it: the real
+ * binary in a directory outside the repository. It publishes to its own platform as that
+ * platform's operator, so the internal scope is allowed; it is installed in the organization and
+ * the dev site only (its target leaves spaces out), and `portico emit` sends there by default and
+ * names the target for a space event. Its site installation, once configured, serves the widget
+ * built in development mode, and a saved change to the `.raw.js` file is in the next script served.
  */
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevServer } from '../dev-server-file.js';
 import { gitbookFixture } from '../test-support/backend-world.js';
-import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
+import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
 import { until } from '../test-support/server-world.js';
 
 let root: string;
@@ -22,10 +26,6 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'portico-dev-gitbook-script-'));
   dir = join(root, 'gb-widget');
   await cp(gitbookFixture('gb-widget'), dir, { recursive: true });
-  // `portico dev` installs into its dev space and its dev site both, which `target: site` refuses
-  // (the space installation is a 400 and dev stops): this copy targets `all`.
-  const manifest = join(dir, 'gitbook-manifest.yaml');
-  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('target: site', 'target: all'));
   dev = spawnCli(['dev', '--port', '0'], { cwd: dir });
   await dev.waitFor(/Ctrl-C stops/, 60_000);
 }, 90_000);
@@ -42,10 +42,56 @@ const server = () => {
   return found;
 };
 
+/** Runs `portico ARGS` in the integration's directory: its exit status and output. */
+async function portico(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
 describe('portico dev with a GitBook-dialect site script', () => {
-  it('installs it with its internal scope and serves its widget built in development mode', async () => {
+  it('installs it with its internal scope in the organization and the site its target allows', async () => {
     expect(dev.output()).not.toMatch(/internal to the platform/);
-    expect(dev.stdout()).toMatch(/gb-widget version \d+ is installed/);
+    const out = dev.stdout();
+    expect(out).toMatch(/gb-widget version \d+ is installed in the organization acme and the site dev-site \(ready/);
+    expect(out).toMatch(/^Public endpoint: \S+ \(organization acme\)$/m);
+    expect(out).toMatch(/^Public endpoint: \S+ \(site dev-site, pending: configure it in the dashboard\)$/m);
+    expect(out).not.toMatch(/\(space dev-space/);
+    expect(out).toContain(
+      'Not installed in the space dev-space: its gitbook-manifest.yaml says `target: site` (installed in the organization and its sites only)\n',
+    );
+    expect(server()).toMatchObject({ target: 'site', space: 'dev-space', site: 'dev-site' });
+    expect(server().installations.space).toBeUndefined();
+    const space = await fetch(`${server().api}/v1/spaces/dev-space`, {
+      headers: { authorization: `Bearer ${server().adminToken()}` },
+    }).then((r) => r.json() as Promise<{ installations: unknown[] }>);
+    expect(space.installations).toEqual([]);
+  });
+
+  it('emits to the site by default, and names the target for a space event', async () => {
+    const sent = await portico('emit', 'site_view');
+    expect(sent.stderr).toBe('');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/^evt_\S+\n$/);
+
+    const refused = await portico('emit', 'space_content_updated');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'space_content_updated happens in a space, and gb-widget is not installed in the space dev-space: its gitbook-manifest.yaml says `target: site` (installed in the organization and its sites only); give --space ID to send it elsewhere',
+    );
+    const setup = await portico('emit', 'space_installation_setup');
+    expect(setup.code).toBe(2);
+    expect(setup.stderr).toContain(
+      'space_installation_setup goes to a space installation, and gb-widget is not installed in the space dev-space: its gitbook-manifest.yaml says `target: site`',
+    );
+    expect(setup.stderr).toContain('send installation_setup or site_installation_setup');
+  });
+
+  it('serves its widget built in development mode', async () => {
     const site = server().installations.site;
     const configured = await fetch(`${server().api}/v1/installations/${site}/configuration`, {
       method: 'PATCH',

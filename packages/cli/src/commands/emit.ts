@@ -4,6 +4,8 @@ import type { ApiClient } from '../api-client.js';
 import { resolveTarget, type ServerOptions, type Target } from '../api-target.js';
 import { CommandError, EXIT_FAILURE, EXIT_OK, runCommand, usage } from '../command-error.js';
 import { SourceMaps } from '../dev/stack-traces.js';
+import type { FoundDevServer } from '../dev-server-file.js';
+import { type PlaceKind, targetReason } from '../dev-target.js';
 import { formatDispatch } from '../dispatch-lines.js';
 import {
   applyFields,
@@ -69,6 +71,7 @@ async function emitIngested(
   if (kind.place === 'site' && options.space !== undefined) {
     throw usage(`${kind.type} happens on a site: give --site ID, not --space`);
   }
+  if (dev !== undefined) checkDevPlaces(kind, data, options, dev, io);
   const places: Places = {
     space: options.space ?? (kind.place !== 'site' ? dev?.space : undefined),
     site: options.site ?? (kind.place !== 'space' ? dev?.site : undefined),
@@ -147,6 +150,44 @@ async function emitIngested(
   return EXIT_OK;
 }
 
+/**
+ * In a `portico dev` directory an event goes by default to the dev space and site the integration
+ * is installed in: one in a kind of place its target leaves out is refused, naming the target,
+ * unless a place is given (something else may be installed there). The dev place itself, given
+ * explicitly, is sent to with a note.
+ */
+function checkDevPlaces(
+  kind: Extract<EventKind, { how: 'ingested' }>,
+  data: Record<string, unknown>,
+  options: EmitOptions,
+  dev: FoundDevServer,
+  io: Io,
+): void {
+  const kinds: PlaceKind[] = kind.place === 'space and site' ? ['space', 'site'] : [kind.place];
+  const missing = kinds.filter((place) => dev.installations[place] === undefined);
+  if (missing.length === 0) return;
+  const given = kinds.filter((place) => options[place] !== undefined || data[`${place}Id`] !== undefined);
+  const name = dev.integration ?? 'the integration';
+  for (const place of missing) {
+    if (options[place] === dev[place]) {
+      io.err(`portico emit: note: ${name} is not installed in the ${place} ${dev[place]}: ${reason(dev)}\n`);
+    }
+  }
+  // Sent where it is installed (page_feedback on the dev site of a `target: site` integration), or where asked.
+  if (given.length > 0 || missing.length < kinds.length) return;
+  const where = missing.map((place) => `the ${place} ${dev[place]}`).join(' or ');
+  const flags = missing.map((place) => `--${place} ID`).join(' or ');
+  const happens = { space: 'in a space', site: 'on a site', 'space and site': 'in a space and on a site' }[kind.place];
+  throw usage(
+    `${kind.type} happens ${happens}, and ${name} is not installed in ${where}: ${reason(dev)}; give ${flags} to send it elsewhere`,
+  );
+}
+
+/** Why the dev integration is not installed in a place portico dev seeded. */
+function reason(dev: FoundDevServer): string {
+  return dev.target !== undefined ? targetReason(dev.target) : 'portico dev did not install it there';
+}
+
 /** Fields that are strings whatever they look like. */
 const STRINGS = new Set(['eventId', 'spaceId', 'siteId', 'pageId', 'revisionId', 'url', 'referrer']);
 
@@ -176,6 +217,17 @@ async function emitSetup(
     );
   }
   const id = options.installation ?? dev?.installations[kind.level];
+  if (id === undefined && dev !== undefined && kind.level !== 'organization') {
+    const setups = [
+      'installation_setup',
+      ...(['space', 'site'] as const).flatMap((place) =>
+        dev.installations[place] !== undefined ? [`${place}_installation_setup`] : [],
+      ),
+    ];
+    throw usage(
+      `${kind.type} goes to a ${kind.level} installation, and ${dev.integration ?? 'the integration'} is not installed in the ${kind.level} ${dev[kind.level]}: ${reason(dev)}; send ${setups.join(' or ')}, or give --installation ID`,
+    );
+  }
   if (id === undefined) {
     throw usage(`${kind.type} goes to one ${kind.level} installation: give --installation ID`);
   }
@@ -220,7 +272,9 @@ async function emitRender(
   io: Io,
   timeoutMs: number,
 ): Promise<number> {
-  const id = options.installation ?? dev?.installations.space;
+  // The space installation, else the site's, else the organization's: the first its target allows.
+  const id =
+    options.installation ?? dev?.installations.space ?? dev?.installations.site ?? dev?.installations.organization;
   if (id === undefined) throw usage('ui_render renders a component of one installation: give --installation ID');
   const input = applyFields(data, options.field ?? [], new Set(['componentId']));
   const unknown = Object.keys(input).filter((key) => !['componentId', 'props', 'state', 'action'].includes(key));

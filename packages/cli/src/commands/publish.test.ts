@@ -158,6 +158,43 @@ envs:
     expect(result.err).toMatch(/src\/index.ts:1:\d+: Could not resolve ".\/nowhere"/);
   });
 
+  it('leaves an internal scope to the platform: published with the operator’s token, refused with a member’s at the scope’s line', async () => {
+    const dir = await tempDir({
+      'platform-manifest.yaml': `${BASE.replace('name: demo', 'name: internal-demo')}  - site:script:inject\nscript: src/index.ts\n`,
+      'src/index.ts': "export default { fetch: () => new Response('ok') };\n",
+    });
+    const published = async (as: string) => {
+      const io = memoryIo(dir);
+      const code = await run(['publish', '.', '--api', platform.url, '--token', as], io);
+      return { code, out: io.stdout, err: io.stderr };
+    };
+    const stored = () =>
+      platform.ctx.db
+        .selectFrom('integration_versions')
+        .select(['version', 'manifest'])
+        .where('integration_name', '=', 'internal-demo')
+        .execute();
+
+    // A member's token: the platform refuses the scope, and the CLI says where the manifest asks for it.
+    const refused = await published(token);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toBe('');
+    expect(refused.err).toMatch(
+      /^platform-manifest\.yaml:8:5: the scope "site:script:inject" is internal to the platform and cannot be requested by integrations/m,
+    );
+    expect(refused.err).toMatch(/portico publish: the platform refused it \(400\): /);
+    expect(refused.err).not.toMatch(/nothing was published/);
+    expect(await stored()).toEqual([]);
+
+    // The operator's token: the same manifest is published, its scope kept.
+    const accepted = await published(platform.adminToken);
+    expect(accepted).toMatchObject({ code: 0, err: '' });
+    expect(accepted.out).toMatch(/^Published internal-demo version 1 /);
+    const versions = await stored();
+    expect(versions.map((v) => v.version)).toEqual([1]);
+    expect(JSON.parse(versions[0]?.manifest ?? '{}').scopes).toEqual(['space:content:read', 'site:script:inject']);
+  });
+
   it('shows the platform refusal, and needs an address and a token', async () => {
     const io = memoryIo(examples);
     expect(await run(['publish', 'public-endpoint', '--api', platform.url, '--token', 'ptu_wrong'], io)).toBe(1);

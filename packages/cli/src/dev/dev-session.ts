@@ -15,15 +15,16 @@ import { formatProblem, INTERNAL_SCOPES, loadManifest, MANIFEST_FILE, type Manif
 import { createSignInCode, type RunningPlatform, startPlatform } from '@portico/platform';
 import { pino } from 'pino';
 import { DEV_DIR, removeDevServer, writeDevServer } from '../dev-server-file.js';
+import { type DevTarget, leftOut, type PlaceKind, targetReason } from '../dev-target.js';
 import type { Io } from '../io.js';
 import { publishedDialect, publishedManifest } from '../published-manifest.js';
 import { DevBundler } from './dev-bundler.js';
 import {
-  DEV_SITE,
-  DEV_SPACE,
+  DEV_PLACES,
   type DevInstallations,
   DevWorldError,
   ensureInstallations,
+  type InstallationView,
   seedDevWorld,
 } from './dev-world.js';
 import { clock, DispatchStream } from './dispatch-stream.js';
@@ -65,6 +66,8 @@ interface Current {
   name: string;
   organization: string;
   version: number;
+  /** Where the published version may be installed (its GitBook-dialect `target`; `all` for a Portico integration). */
+  target: DevTarget;
   installations: DevInstallations;
 }
 
@@ -140,9 +143,10 @@ export class DevSession {
     this.stream = new DispatchStream(platform.ctx, (text) => this.io.out(text), this.maps, Date.now());
     const published = await this.publish(candidate.value);
     if (!published.ok) return false;
+    const target = targetOf(candidate.value);
     let installations: DevInstallations;
     try {
-      installations = await ensureInstallations(this.user, manifest.organization, manifest.name);
+      ({ installations } = await ensureInstallations(this.user, manifest.organization, manifest.name, target));
     } catch (error) {
       this.io.err(`portico dev: could not install ${manifest.name}: ${(error as Error).message}\n`);
       return false;
@@ -152,6 +156,7 @@ export class DevSession {
       name: manifest.name,
       organization: manifest.organization,
       version: published.value,
+      target,
       installations,
     };
     this.follow();
@@ -178,19 +183,41 @@ export class DevSession {
   private printBanner(code: string, ms: number): void {
     const current = this.current as Current;
     const url = this.platform?.url ?? '';
-    const { organization, space, site } = current.installations;
+    const { organization } = current.installations;
     const status = (i: { status: string }) =>
       i.status === 'active' ? '' : `, ${i.status}: configure it in the dashboard`;
+    const places = this.places();
+    const where = [
+      `the organization ${current.organization}`,
+      ...places.map(({ kind }) => `the ${kind} ${DEV_PLACES[kind]}`),
+    ];
+    const unused = leftOut(current.target);
     this.io.out(
-      `\n${current.name} version ${current.version} is installed in the organization ${current.organization}, the space ${DEV_SPACE} and the site ${DEV_SITE} (ready in ${Math.round(ms)} ms)\n\n` +
+      `\n${current.name} version ${current.version} is installed in ${where.slice(0, -1).join(', ')}${where.length > 1 ? ' and ' : ''}${where.at(-1)} (ready in ${Math.round(ms)} ms)\n\n` +
         `Dashboard: ${url}/installations/${organization.id}#code=${code}\n` +
         '  (the link signs you in once, within 15 minutes; after that sign in with the admin token)\n' +
         `Public endpoint: ${organization.urls.publicEndpoint} (organization ${current.organization}${status(organization)})\n` +
-        `Public endpoint: ${space.urls.publicEndpoint} (space ${DEV_SPACE}${status(space)})\n` +
-        `Public endpoint: ${site.urls.publicEndpoint} (site ${DEV_SITE}${status(site)})\n` +
+        places
+          .map(
+            ({ kind, installation }) =>
+              `Public endpoint: ${installation.urls.publicEndpoint} (${kind} ${DEV_PLACES[kind]}${status(installation)})\n`,
+          )
+          .join('') +
+        (unused.length > 0
+          ? `Not installed in ${unused.map((kind) => `the ${kind} ${DEV_PLACES[kind]}`).join(' or ')}: ${targetReason(current.target)}\n`
+          : '') +
         `API: ${url}; admin token in ${this.adminTokenFile}\n\n` +
         'Watching for changes; dispatches and console output show below. Ctrl-C stops.\n',
     );
+  }
+
+  /** The integration's installations in the dev space and site (those its target allows). */
+  private places(): { kind: PlaceKind; installation: InstallationView }[] {
+    const { installations } = this.current as Current;
+    return (['space', 'site'] as const).flatMap((kind) => {
+      const installation = installations[kind];
+      return installation === undefined ? [] : [{ kind, installation }];
+    });
   }
 
   private devServer() {
@@ -201,23 +228,25 @@ export class DevSession {
       pid: process.pid,
       integration: current.name,
       organization: current.organization,
-      space: DEV_SPACE,
-      site: DEV_SITE,
+      ...(current.target !== 'all' ? { target: current.target } : {}),
+      space: DEV_PLACES.space,
+      site: DEV_PLACES.site,
       installations: {
         organization: current.installations.organization.id,
-        space: current.installations.space.id,
-        site: current.installations.site.id,
+        ...Object.fromEntries(this.places().map(({ kind, installation }) => [kind, installation.id])),
       },
     };
   }
 
   private follow(): void {
     const current = this.current as Current;
-    const { organization, space, site } = current.installations;
+    const { organization } = current.installations;
     this.stream?.follow([
       { id: organization.id, label: `organization ${current.organization} (${organization.id})` },
-      { id: space.id, label: `space ${DEV_SPACE} (${space.id})` },
-      { id: site.id, label: `site ${DEV_SITE} (${site.id})` },
+      ...this.places().map(({ kind, installation }) => ({
+        id: installation.id,
+        label: `${kind} ${DEV_PLACES[kind]} (${installation.id})`,
+      })),
     ]);
   }
 
@@ -360,14 +389,34 @@ export class DevSession {
     if (this.stopping) return;
     if (!published.ok) return keeps();
     current.published = publishedKey(candidate.value);
-    if (manifest.name !== current.name) {
-      // A new name is a new integration: install it as well and follow its installations.
-      current.installations = await ensureInstallations(
+    const target = targetOf(candidate.value);
+    if (manifest.name !== current.name || target !== current.target) {
+      // A new name is a new integration: install it as well and follow its installations. A new
+      // target installs it where it now may be, and uninstalls it where it no longer may.
+      const renamed = manifest.name !== current.name;
+      const before = current.installations;
+      const { installations, removed } = await ensureInstallations(
         this.user as PlatformClient,
         manifest.organization,
         manifest.name,
+        target,
       );
+      current.installations = installations;
       current.name = manifest.name;
+      current.target = target;
+      for (const { kind, installation } of this.places()) {
+        if (!renamed && before[kind] === undefined) {
+          this.io.out(
+            `${clock()} Installed into the ${kind} ${DEV_PLACES[kind]} (target: ${target}): Public endpoint: ${installation.urls.publicEndpoint}\n`,
+          );
+        }
+      }
+      for (const installation of removed) {
+        const kind = installation.target.type as PlaceKind;
+        this.io.out(
+          `${clock()} Uninstalled from the ${kind} ${DEV_PLACES[kind]} (${installation.id}): ${targetReason(target)}\n`,
+        );
+      }
       this.follow();
       writeDevServer(this.options.dir, this.devServer());
     }
@@ -381,6 +430,11 @@ export class DevSession {
   static forget(dir: string): void {
     rmSync(join(dir, DEV_DIR), { recursive: true, force: true });
   }
+}
+
+/** Where the candidate may be installed: its GitBook-dialect `target`, `all` for a Portico integration. */
+function targetOf(candidate: Candidate): DevTarget {
+  return candidate.dialect.gitbook?.target ?? 'all';
 }
 
 function publishedKey(candidate: Candidate): string {

@@ -2,10 +2,12 @@
  * What `portico dev` sets up in its platform, once per data directory and again where missing:
  * the manifest's organization, the space `dev-space`, the site `dev-site`, a user `dev-user` (an
  * admin of the organization, whose token publishes and installs, as a developer's would), and the
- * integration installed at organization level and into that space and site.
+ * integration installed at organization level and into that space and site, those its target
+ * allows (a GitBook-dialect manifest's `target`; a Portico integration's is `all`).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type DevTarget, installsInto, type PlaceKind } from '../dev-target.js';
 import { ApiFailure, type PlatformClient } from './platform-client.js';
 
 export const DEV_SPACE = 'dev-space';
@@ -24,9 +26,14 @@ export interface InstallationView {
 
 export interface DevInstallations {
   organization: InstallationView;
-  space: InstallationView;
-  site: InstallationView;
+  /** Absent where the integration's target leaves spaces out. */
+  space?: InstallationView | undefined;
+  /** Absent where the integration's target leaves sites out. */
+  site?: InstallationView | undefined;
 }
+
+/** The dev place of each kind. */
+export const DEV_PLACES: Record<PlaceKind, string> = { space: DEV_SPACE, site: DEV_SITE };
 
 /** A problem of the data directory the developer can fix, with how. */
 export class DevWorldError extends Error {}
@@ -74,22 +81,35 @@ export async function seedDevWorld(
   return admin.as(readFileSync(tokenFile, 'utf8').trim());
 }
 
-/** The integration's installations in the organization, the dev space and the dev site, made where missing. */
+/**
+ * The integration's installations in the organization and in the dev space and site its target
+ * allows, made where missing; an installation in a place the target leaves out (left by a version
+ * whose target allowed it) is uninstalled, so the dev world is what installing this version makes.
+ * Answers them and those it removed.
+ */
 export async function ensureInstallations(
   user: PlatformClient,
   organization: string,
   integration: string,
-): Promise<DevInstallations> {
+  target: DevTarget,
+): Promise<{ installations: DevInstallations; removed: InstallationView[] }> {
   const org = await user.call<{ installations: InstallationView[] }>('GET', `/v1/orgs/${organization}`);
   const top =
     org.installations.find((i) => i.integration === integration) ??
     (await user.call<InstallationView>('POST', `/v1/orgs/${organization}/installations`, { integration }));
-  const below = async (type: 'space' | 'site', id: string) => {
-    const place = await user.call<{ installations: InstallationView[] }>('GET', `/v1/${type}s/${id}`);
-    return (
-      place.installations.find((i) => i.integration === integration) ??
-      (await user.call<InstallationView>('POST', `/v1/installations/${top.id}/${type}s/${id}`))
-    );
-  };
-  return { organization: top, space: await below('space', DEV_SPACE), site: await below('site', DEV_SITE) };
+  const installations: DevInstallations = { organization: top };
+  const removed: InstallationView[] = [];
+  for (const kind of ['space', 'site'] as const) {
+    const id = DEV_PLACES[kind];
+    const place = await user.call<{ installations: InstallationView[] }>('GET', `/v1/${kind}s/${id}`);
+    const found = place.installations.find((i) => i.integration === integration);
+    if (installsInto(target, kind)) {
+      installations[kind] =
+        found ?? (await user.call<InstallationView>('POST', `/v1/installations/${top.id}/${kind}s/${id}`));
+    } else if (found !== undefined) {
+      await user.call('DELETE', `/v1/installations/${found.id}`);
+      removed.push(found);
+    }
+  }
+  return { installations, removed };
 }
