@@ -1,25 +1,16 @@
 /** The built `portico` binary, run as a user runs it (`npm test` builds it first). */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { loadManifest } from '@portico/manifest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BASE } from '../../manifest/src/test-support/manifests.js';
 import { tempDir } from '../../manifest/src/test-support/temp-dir.js';
+import { bin, runCli } from './test-support/dev-process.js';
 
-const bin = new URL('../dist/bin.js', import.meta.url).pathname;
 const example = new URL('../../../examples/hello-world', import.meta.url).pathname;
 
-async function portico(args: string[], cwd = process.cwd()) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const portico = (args: string[], cwd = process.cwd()) => runCli(args, cwd);
 
 beforeAll(() => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (\`npm test\` does)`);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../platform/src/test-support/backends.js';
 import { listenOAuthProvider, type RunningProvider } from '../../testing/src/test-support/oauth-provider.js';
 import { axeViolations } from './support/axe.js';
-import { screenshot } from './support/browser.js';
+import { screenshot, signInAtProvider } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
 const fixture = new URL('../../cli/src/test-support/gitbook/gb-oauth', import.meta.url).pathname;
@@ -73,11 +73,7 @@ describe.each(backends)('OAuth Connect of a GitBook-dialect integration on $name
 
     await account.getByRole('button', { name: 'Connect' }).click();
     // The provider's development sign-in and consent pages; the request names the integration-wide redirect.
-    await page.waitForURL((url) => url.href.startsWith(provider.url));
-    await page.locator('input[name="login"]').fill('ada');
-    await page.locator('input[name="password"]').fill('lovelace');
-    await page.locator('button[type="submit"]').click();
-    await page.locator('button[type="submit"]').click();
+    await signInAtProvider(page, provider.url);
     await page.waitForURL((url) => url.href.startsWith(`${world.url}/v1/integrations/gb-oauth/public/oauth?code=`));
     await page.getByRole('heading', { name: 'Your provider account is connected' }).waitFor();
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOAuthProvider, type RunningProvider } from '../../testing/src/test-support/oauth-provider.js';
-import { screenshot } from './support/browser.js';
+import { screenshot, signInAtProvider } from './support/browser.js';
 import { type DashboardWorld, signIn, startDashboardWorld } from './support/dashboard-world.js';
 
 let world: DashboardWorld;
@@ -53,11 +53,7 @@ describe('OAuth Connect', { timeout: 120_000 }, () => {
 
     await account.getByRole('button', { name: 'Connect' }).click();
     // The provider's development sign-in and consent pages.
-    await page.waitForURL((url) => url.href.startsWith(provider.url));
-    await page.locator('input[name="login"]').fill('ada');
-    await page.locator('input[name="password"]').fill('lovelace');
-    await page.locator('button[type="submit"]').click();
-    await page.locator('button[type="submit"]').click();
+    await signInAtProvider(page, provider.url);
     await page.waitForURL((url) => url.href.startsWith(`${world.url}/v1/installations/${id}/public/oauth`));
     await page.getByRole('heading').first().waitFor();
 

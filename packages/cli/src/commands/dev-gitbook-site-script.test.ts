@@ -7,16 +7,13 @@
  * names the target for a space event. Its site installation, once configured, serves the widget
  * built in development mode, and a saved change to the `.raw.js` file is in the next script served.
  */
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevServer } from '../dev-server-file.js';
-import { gitbookFixture } from '../test-support/backend-world.js';
-import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
-import { until } from '../test-support/server-world.js';
+import { type CliProcess, runCli, spawnCli } from '../test-support/dev-process.js';
+import { gitbookFixture, until } from '../test-support/server-world.js';
 
 let root: string;
 let dir: string;
@@ -43,15 +40,7 @@ const server = () => {
 };
 
 /** Runs `portico ARGS` in the integration's directory: its exit status and output. */
-async function portico(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const portico = (...args: string[]) => runCli(args, dir);
 
 describe('portico dev with a GitBook-dialect site script', () => {
   it('installs it with its internal scope in the organization and the site its target allows', async () => {

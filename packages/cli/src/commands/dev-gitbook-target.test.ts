@@ -7,14 +7,12 @@
  * where the new target allows, uninstalling it where it no longer does. The integration is written
  * for this test in the shapes of that runtime's wire format (`GET /v1` a 500, text form fields).
  */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevServer } from '../dev-server-file.js';
-import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
+import { type CliProcess, runCli, spawnCli } from '../test-support/dev-process.js';
 
 const MANIFEST = `name: gb-target
 title: GitBook target
@@ -100,15 +98,7 @@ async function installedIn(kind: 'space' | 'site', id: string): Promise<string[]
 }
 
 /** Runs `portico ARGS` in the integration's directory: its exit status and output. */
-async function portico(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const portico = (...args: string[]) => runCli(args, dir);
 
 /** Saves the manifest with another `target` line (none: `all`) and waits for the reload it causes. */
 async function retarget(line: string): Promise<number> {

@@ -9,8 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../../platform/src/test-support/backends.js';
-import { backendWorld, gitbookFixture } from '../test-support/backend-world.js';
-import { portico, until } from '../test-support/server-world.js';
+import { gitbookFixture, portico, serverWorld, until } from '../test-support/server-world.js';
 
 interface Installed {
   organization: { id: string; status: string };
@@ -18,7 +17,7 @@ interface Installed {
 }
 
 describe.each(backends)('a GitBook-dialect public endpoint published and run on $name', (backend) => {
-  const world = backendWorld(backend);
+  const world = serverWorld({ backend, allowPrivateNetwork: false });
   let organization: string;
   let space: string;
   const integrationEndpoint = () => `${world.url}/v1/integrations/gb-endpoint/public`;

@@ -16,12 +16,11 @@ import {
   listenOAuthProvider,
   type RunningProvider,
 } from '../../../testing/src/test-support/oauth-provider.js';
-import { backendWorld, gitbookFixture } from '../test-support/backend-world.js';
-import { portico } from '../test-support/server-world.js';
+import { gitbookFixture, portico, serverWorld } from '../test-support/server-world.js';
 
 describe.each(backends)('a GitBook-dialect OAuth connection published and run on $name', (backend) => {
   // The worker reaches the provider on 127.0.0.1.
-  const world = backendWorld(backend, { allowPrivateNetwork: true });
+  const world = serverWorld({ backend });
   let provider: RunningProvider;
   let installation: string;
   const integrationEndpoint = () => `${world.url}/v1/integrations/gb-oauth/public`;

@@ -9,8 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../../platform/src/test-support/backends.js';
-import { backendWorld, gitbookFixture } from '../test-support/backend-world.js';
-import { portico } from '../test-support/server-world.js';
+import { gitbookFixture, portico, serverWorld } from '../test-support/server-world.js';
 
 /** The widget's `.raw.js` text as the integration fills it in: each value a JSON string. */
 const script = (room: string) => `(() => {
@@ -19,7 +18,7 @@ const script = (room: string) => `(() => {
 `;
 
 describe.each(backends)('a GitBook-dialect site script published and run on $name', (backend) => {
-  const world = backendWorld(backend);
+  const world = serverWorld({ backend, allowPrivateNetwork: false });
   let site: string;
   const scriptUrl = () => `${world.url}/v1/installations/${site}/published-script`;
   const scriptCalls = async () =>

@@ -8,11 +8,10 @@
  * of that runtime's wire format (`GET /v1` a 500, the envelope's parts read as text, 406 for what it
  * does not handle); it does not use `@gitbook/runtime`, which Portico does not depend on.
  */
-import { type RunningPlatform, startPlatform } from '@portico/platform';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../manifest/src/test-support/temp-dir.js';
 import { backends } from '../../../platform/src/test-support/backends.js';
-import { portico, until } from '../test-support/server-world.js';
+import { portico, serverWorld, until } from '../test-support/server-world.js';
 
 const MANIFEST = `name: gb-counter
 title: Counter
@@ -71,36 +70,8 @@ export default {
 `;
 
 describe.each(backends)('a GitBook-dialect integration published and run on $name', (backend) => {
-  let platform: RunningPlatform;
-  let cleanup: () => Promise<void>;
-  let ada: string;
-  const api = async (method: string, path: string, body?: unknown, token = platform.adminToken) => {
-    const response = await fetch(`${platform.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-
-  beforeAll(async () => {
-    const fresh = await backend.fresh();
-    cleanup = fresh.cleanup;
-    platform = await startPlatform({ ...fresh.config });
-    await api('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
-    await api('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
-    ada = (await api('POST', '/v1/users', { id: 'ada', name: 'Ada' })).token;
-    await api('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
-  }, 60_000);
-  afterAll(async () => {
-    await platform?.close();
-    await cleanup?.();
-  });
+  const world = serverWorld({ backend, allowPrivateNetwork: false });
+  const api = (method: string, path: string, body?: unknown) => world.api(method, path, body);
 
   it('builds it from its source, installs it, and sees its events handled', async () => {
     const dir = await tempDir({
@@ -108,7 +79,7 @@ describe.each(backends)('a GitBook-dialect integration published and run on $nam
       'src/index.ts': SOURCE,
       'src/banner.raw.js': 'console.log("counted");\n',
     });
-    const as = ['--api', platform.url, '--token', ada];
+    const as = ['--api', world.url, '--token', world.adaToken];
     const published = await portico(['publish', dir, ...as]);
     expect(published.stderr).toBe('');
     expect(published.code).toBe(0);
@@ -144,9 +115,9 @@ describe.each(backends)('a GitBook-dialect integration published and run on $nam
       '--field',
       'revisionId=rev_42',
       '--api',
-      platform.url,
+      world.url,
       '--token',
-      platform.adminToken,
+      world.adminToken,
     ]);
     expect(emitted.code, emitted.stderr).toBe(0);
     const updated = await until(

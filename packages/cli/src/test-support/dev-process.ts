@@ -4,12 +4,24 @@
  * everything below it) ended with the test process, also when that is killed (through
  * setpriv's parent-death signal, as the workerd host does for its workers).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { findExecutable } from '../../../platform/src/hosts/die-with-parent.js';
 
 export const bin = new URL('../../dist/bin.js', import.meta.url).pathname;
 const _checkout = new URL('../../../../', import.meta.url).pathname;
+
+/** Runs `portico ARGS` to its end in `cwd`, as a separate process: its exit status and output. */
+export async function runCli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
 
 export interface CliProcess {
   child: ChildProcess;

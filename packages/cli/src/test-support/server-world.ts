@@ -1,6 +1,7 @@
 /**
  * A real platform on 127.0.0.1 for the tests of the commands that talk to a server (SQLite in a
- * temporary directory outside the repository, deliveries to loopback allowed), with the operator's
+ * temporary directory outside the repository, or one of the platform tests' back ends; deliveries
+ * to loopback allowed unless told otherwise), with the operator's
  * organization `acme`, its space `docs` and site `site`, and a member `ada`; and the CLI run as a
  * user runs it, in this process, with its output gathered.
  */
@@ -13,6 +14,7 @@ import { type RunningPlatform, startPlatform } from '@portico/platform';
 import { afterAll, beforeAll } from 'vitest';
 // The reference receiver of examples/webhook-receiver (on @portico/webhooks).
 import { createReceiverServer } from '../../../../examples/webhook-receiver/src/receiver.js';
+import type { Backend } from '../../../platform/src/test-support/backends.js';
 import { run } from '../program.js';
 import { memoryIo } from './memory-io.js';
 
@@ -25,11 +27,19 @@ export interface ServerWorld {
   api<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<T>;
 }
 
-/** A world for one test file: started before its tests, closed after them. */
-export function serverWorld(): ServerWorld {
+/** Where the world's platform keeps its data, and whether it may deliver to loopback. */
+export interface ServerWorldOptions {
+  /** One of the platform tests' back ends (SQLite or PostgreSQL); default: SQLite in a temporary directory. */
+  backend?: Backend;
+  /** Default: true (the receivers of these tests listen on 127.0.0.1). */
+  allowPrivateNetwork?: boolean;
+}
+
+/** A world for one test file (or describe block): started before its tests, closed after them. */
+export function serverWorld(options: ServerWorldOptions = {}): ServerWorld {
   let world: (ServerWorld & { close(): Promise<void> }) | undefined;
   beforeAll(async () => {
-    world = await startServerWorld();
+    world = await startServerWorld(options);
   }, 60_000);
   afterAll(async () => {
     await world?.close();
@@ -42,12 +52,22 @@ export function serverWorld(): ServerWorld {
   });
 }
 
-export async function startServerWorld(): Promise<ServerWorld & { close(): Promise<void> }> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'portico-cli-server-'));
+export async function startServerWorld(
+  options: ServerWorldOptions = {},
+): Promise<ServerWorld & { close(): Promise<void> }> {
+  const store = options.backend
+    ? await options.backend.fresh()
+    : await mkdtemp(join(tmpdir(), 'portico-cli-server-')).then((dataDir) => ({
+        config: { port: 0, host: '127.0.0.1', dataDir },
+        cleanup: () => rm(dataDir, { recursive: true, force: true }),
+      }));
   const platform = await startPlatform(
-    { port: 0, host: '127.0.0.1', dataDir, allowPrivateNetwork: true },
+    { ...store.config, allowPrivateNetwork: options.allowPrivateNetwork ?? true },
     { deliveryTimeoutMs: 2000 },
-  );
+  ).catch(async (error) => {
+    await store.cleanup();
+    throw error;
+  });
   const api = async <T>(method: string, path: string, body?: unknown, token = platform.adminToken): Promise<T> => {
     const response = await fetch(`${platform.url}${path}`, {
       method,
@@ -74,10 +94,13 @@ export async function startServerWorld(): Promise<ServerWorld & { close(): Promi
     api,
     async close() {
       await platform.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await store.cleanup();
     },
   };
 }
+
+/** The directory of one of the GitBook-dialect fixtures written for these tests (`gitbook/<name>`). */
+export const gitbookFixture = (name: string) => new URL(`./gitbook/${name}`, import.meta.url).pathname;
 
 /** Runs `portico ARGS` in this process, in `cwd`; answers its exit code and output. */
 export async function portico(args: string[], cwd = tmpdir()) {

@@ -45,3 +45,15 @@ export async function description(locator: Locator): Promise<string> {
   );
   return texts.map((text) => (text ?? '').trim()).join(' ');
 }
+
+/**
+ * After a press of Connect: signs in as `ada` on the test OAuth provider's development sign-in
+ * page (oidc-provider's, testing/src/test-support/oauth-provider.ts) and grants its consent.
+ */
+export async function signInAtProvider(page: Page, providerUrl: string): Promise<void> {
+  await page.waitForURL((url) => url.href.startsWith(providerUrl));
+  await page.locator('input[name="login"]').fill('ada');
+  await page.locator('input[name="password"]').fill('lovelace');
+  await page.locator('button[type="submit"]').click();
+  await page.locator('button[type="submit"]').click();
+}
