@@ -7,40 +7,15 @@
  * names the target for a space event. Its site installation, once configured, serves the widget
  * built in development mode, and a saved change to the `.raw.js` file is in the next script served.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDevServer } from '../dev-server-file.js';
-import { type CliProcess, runCli, spawnCli } from '../test-support/dev-process.js';
+import { describe, expect, it } from 'vitest';
+import { devInDirectory } from '../test-support/dev-process.js';
 import { gitbookFixture, until } from '../test-support/server-world.js';
 
-let root: string;
-let dir: string;
-let dev: CliProcess;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'portico-dev-gitbook-script-'));
-  dir = join(root, 'gb-widget');
+const { dir, dev, server, portico } = devInDirectory('gb-widget', async (dir) => {
   await cp(gitbookFixture('gb-widget'), dir, { recursive: true });
-  dev = spawnCli(['dev', '--port', '0'], { cwd: dir });
-  await dev.waitFor(/Ctrl-C stops/, 60_000);
-}, 90_000);
-
-afterAll(async () => {
-  dev?.child.kill('SIGKILL');
-  await dev?.exited;
-  await rm(root, { recursive: true, force: true });
 });
-
-const server = () => {
-  const found = readDevServer(dir);
-  if (!found) throw new Error(`no dev-server.json in ${dir}; portico dev printed:\n${dev.output()}`);
-  return found;
-};
-
-/** Runs `portico ARGS` in the integration's directory: its exit status and output. */
-const portico = (...args: string[]) => runCli(args, dir);
 
 describe('portico dev with a GitBook-dialect site script', () => {
   it('installs it with its internal scope in the organization and the site its target allows', async () => {

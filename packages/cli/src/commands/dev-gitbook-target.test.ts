@@ -7,12 +7,11 @@
  * where the new target allows, uninstalling it where it no longer does. The integration is written
  * for this test in the shapes of that runtime's wire format (`GET /v1` a 500, text form fields).
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readDevServer } from '../dev-server-file.js';
-import { type CliProcess, runCli, spawnCli } from '../test-support/dev-process.js';
+import { devInDirectory } from '../test-support/dev-process.js';
 
 const MANIFEST = `name: gb-target
 title: GitBook target
@@ -44,32 +43,12 @@ export default {
 };
 `;
 
-let root: string;
-let dir: string;
-let dev: CliProcess;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'portico-dev-gitbook-target-'));
-  dir = join(root, 'gb-target');
+const { dir, dev, server, portico } = devInDirectory('gb-target', async (dir) => {
   await mkdir(join(dir, 'src'), { recursive: true });
   await writeFile(join(dir, 'gitbook-manifest.yaml'), MANIFEST);
   await writeFile(join(dir, 'src/index.ts'), SOURCE);
   await writeFile(join(dir, 'src/note.raw.js'), 'note 0\n');
-  dev = spawnCli(['dev', '--port', '0'], { cwd: dir });
-  await dev.waitFor(/Ctrl-C stops/, 60_000);
-}, 90_000);
-
-afterAll(async () => {
-  dev?.child.kill('SIGKILL');
-  await dev?.exited;
-  await rm(root, { recursive: true, force: true });
 });
-
-const server = () => {
-  const found = readDevServer(dir);
-  if (!found) throw new Error(`no dev-server.json in ${dir}; portico dev printed:\n${dev.output()}`);
-  return found;
-};
 
 async function api<T>(path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(`${server().api}${path}`, {
@@ -96,9 +75,6 @@ async function installedIn(kind: 'space' | 'site', id: string): Promise<string[]
   const { body } = await api<{ installations: { integration: string }[] }>(`/v1/${kind}s/${id}`);
   return body.installations.map((i) => i.integration);
 }
-
-/** Runs `portico ARGS` in the integration's directory: its exit status and output. */
-const portico = (...args: string[]) => runCli(args, dir);
 
 /** Saves the manifest with another `target` line (none: `all`) and waits for the reload it causes. */
 async function retarget(line: string): Promise<number> {

@@ -7,12 +7,11 @@
  * broken save keeps the running version. The integration is written for this test in the shapes of
  * that runtime's wire format (`GET /v1` a 500, the envelope's parts read as text).
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readDevServer } from '../dev-server-file.js';
-import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
+import { devInDirectory } from '../test-support/dev-process.js';
 
 const MANIFEST = `name: gb-dev
 title: GitBook dev
@@ -41,32 +40,12 @@ export default {
 };
 `;
 
-let root: string;
-let dir: string;
-let dev: CliProcess;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'portico-dev-gitbook-'));
-  dir = join(root, 'gb-dev');
+const { dir, dev, server } = devInDirectory('gb-dev', async (dir) => {
   await mkdir(join(dir, 'src'), { recursive: true });
   await writeFile(join(dir, 'gitbook-manifest.yaml'), MANIFEST);
   await writeFile(join(dir, 'src/index.ts'), source('version 0'));
   await writeFile(join(dir, 'src/footer.raw.js'), 'footer 0\n');
-  dev = spawnCli(['dev', '--port', '0'], { cwd: dir });
-  await dev.waitFor(/Ctrl-C stops/, 60_000);
-}, 90_000);
-
-afterAll(async () => {
-  dev?.child.kill('SIGKILL');
-  await dev?.exited;
-  await rm(root, { recursive: true, force: true });
 });
-
-const server = () => {
-  const found = readDevServer(dir);
-  if (!found) throw new Error(`no dev-server.json in ${dir}`);
-  return found;
-};
 
 async function render(): Promise<string> {
   const response = await fetch(

@@ -5,9 +5,14 @@
  * setpriv's parent-death signal, as the workerd host does for its workers).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { findExecutable } from '../../../platform/src/hosts/die-with-parent.js';
+import { type FoundDevServer, readDevServer } from '../dev-server-file.js';
 
 export const bin = new URL('../../dist/bin.js', import.meta.url).pathname;
 const _checkout = new URL('../../../../', import.meta.url).pathname;
@@ -103,5 +108,55 @@ export function spawnCli(args: string[], options: { cwd: string; env?: Record<st
         check();
       });
     },
+  };
+}
+
+/** `portico dev` in an integration directory of its own, for one test file. */
+export interface DevInDirectory {
+  /** The integration's directory (`<a temporary directory>/<name>`). */
+  dir: string;
+  /** The running `portico dev`, once the file's beforeAll has started it. */
+  dev: CliProcess;
+  /** What dev-server.json says (throws with dev's output when it is missing). */
+  server(): FoundDevServer;
+  /** `portico ARGS` run to its end in the directory. */
+  portico(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/**
+ * Before the file's tests: `fill` writes the integration into its directory, then `portico dev
+ * --port 0` starts there and is awaited until it is ready; after them it is killed and the
+ * directory removed.
+ */
+export function devInDirectory(name: string, fill: (dir: string) => Promise<void>): DevInDirectory {
+  const root = mkdtempSync(join(tmpdir(), `portico-${name}-`));
+  const dir = join(root, name);
+  let started: CliProcess | undefined;
+  beforeAll(async () => {
+    mkdirSync(dir, { recursive: true });
+    await fill(dir);
+    started = spawnCli(['dev', '--port', '0'], { cwd: dir });
+    await started.waitFor(/Ctrl-C stops/, 60_000);
+  }, 90_000);
+  afterAll(async () => {
+    started?.child.kill('SIGKILL');
+    await started?.exited;
+    await rm(root, { recursive: true, force: true });
+  });
+  const dev = new Proxy({} as CliProcess, {
+    get(_, key) {
+      if (started === undefined) throw new Error('portico dev is used before the beforeAll that starts it');
+      return started[key as keyof CliProcess];
+    },
+  });
+  return {
+    dir,
+    dev,
+    server() {
+      const found = readDevServer(dir);
+      if (!found) throw new Error(`no dev-server.json in ${dir}; portico dev printed:\n${dev.output()}`);
+      return found;
+    },
+    portico: (...args) => runCli(args, dir),
   };
 }
