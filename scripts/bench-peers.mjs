@@ -305,8 +305,6 @@ const storeCell = (kind, counts) => {
 export function peerRows(delivery, peers, batchSize) {
   const systems = [];
   const ratios = [];
-  const portico = Object.fromEntries(delivery.map((r) => [r.label, r]));
-  const peer = Object.fromEntries(peers.map((r) => [r.label, r]));
   const ways = (batch) => (batch ? `batches of ${whole(batchSize)}` : 'one event per request');
   for (const r of delivery) {
     const storeName = r.label === 'PostgreSQL' ? 'PostgreSQL' : undefined;
@@ -337,6 +335,21 @@ export function peerRows(delivery, peers, batchSize) {
       );
     }
   }
+  for (const r of peerRatios(delivery, peers)) {
+    ratios.push(`| Portico, ${r.store} / ${r.peer} | ${ways(r.batch)} | ${two(r.rate)} | ${two(r.cpu)} |`);
+  }
+  return { systems, ratios };
+}
+
+/**
+ * Portico against the peer a team would build on the same store (SQLite against BullMQ, PostgreSQL
+ * against graphile-worker), one event per request and in batches: `rate`, Portico's deliveries per
+ * second ÷ the peer's; `cpu`, the peer's CPU per delivered event ÷ Portico's (1 or more: Portico ahead).
+ */
+export function peerRatios(delivery, peers) {
+  const portico = Object.fromEntries(delivery.map((r) => [r.label, r]));
+  const peer = Object.fromEntries(peers.map((r) => [r.label, r]));
+  const ratios = [];
   for (const [store, name] of [
     ['SQLite', 'BullMQ'],
     ['PostgreSQL', 'graphile-worker'],
@@ -349,39 +362,70 @@ export function peerRows(delivery, peers, batchSize) {
       [true, a.batch && { perSecond: a.batch.endToEnd, cpu: a.batch.cpu }, b.batch],
     ]) {
       if (!x) continue;
-      ratios.push(
-        `| Portico, ${store} / ${name} | ${ways(batch)} | ${two(x.perSecond / y.perSecond)} | ${two(cpuTotal(y.cpu) / cpuTotal(x.cpu))} |`,
-      );
+      ratios.push({
+        store,
+        peer: name,
+        batch,
+        rate: x.perSecond / y.perSecond,
+        cpu: cpuTotal(y.cpu) / cpuTotal(x.cpu),
+      });
     }
   }
-  return { systems, ratios };
+  return ratios;
 }
 
-// On its own: a short comparison, Portico's delivery runs shortened (no rate steps beyond the first,
-// a short noisy-neighbour run), then the peers, the same load for all four.
+// On its own: `node scripts/bench-peers.mjs [RUNS] [--full]`. A short comparison (Portico's delivery
+// runs shortened: no rate steps beyond the first, a short noisy-neighbour run), or with --full the
+// delivery benchmark's own load (2,000 events one per request and in batches of 1,000, 200 events / s
+// for 10 s; no rate steps), then the peers under the same load; RUNS times, then the spread of each
+// ratio over the runs.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { benchDeliveries } = await import('./bench-deliveries.mjs');
-  const short = {
-    events: Number(process.env.PORTICO_BENCH_EVENTS ?? 500),
-    warmup: 100,
-    batchSize: 250,
-    steadySeconds: Number(process.env.PORTICO_BENCH_STEADY_SECONDS ?? 3),
-    steps: [100],
-    stepSeconds: 1,
-    lowestStep: 100,
-    noisyOwed: 10,
-    noisySeconds: 1,
-    ceilingConcurrency: 16,
-  };
-  console.log(`Portico (short: ${JSON.stringify(short)})…`);
-  const delivery = await benchDeliveries(short);
-  console.log('Peers…');
-  const peers = await benchPeers(short);
-  const { systems, ratios } = peerRows(delivery, peers, short.batchSize);
-  console.log(
-    '| System | Events in | Deliveries / s | CPU per delivered event | Store operations per event | p50 | p99 |',
-  );
-  for (const row of systems) console.log(row);
-  console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
-  for (const row of ratios) console.log(row);
+  const runs = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 1);
+  const full = process.argv.includes('--full');
+  const settings = full
+    ? { steps: [], noisySeconds: 3 }
+    : {
+        events: Number(process.env.PORTICO_BENCH_EVENTS ?? 500),
+        warmup: 100,
+        batchSize: 250,
+        steadySeconds: Number(process.env.PORTICO_BENCH_STEADY_SECONDS ?? 3),
+        steps: [100],
+        stepSeconds: 1,
+        lowestStep: 100,
+        noisyOwed: 10,
+        noisySeconds: 1,
+        ceilingConcurrency: 16,
+      };
+  const batchSize = settings.batchSize ?? DELIVERY_SETTINGS.batchSize;
+  const spread = new Map();
+  for (let run = 1; run <= runs; run++) {
+    console.log(`Run ${run} of ${runs}: Portico (${full ? 'full' : `short: ${JSON.stringify(settings)}`})…`);
+    const delivery = await benchDeliveries(settings);
+    console.log('Peers…');
+    const peers = await benchPeers(settings);
+    const { systems, ratios } = peerRows(delivery, peers, batchSize);
+    console.log(
+      '| System | Events in | Deliveries / s | CPU per delivered event | Store operations per event | p50 | p99 |',
+    );
+    for (const row of systems) console.log(row);
+    console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
+    for (const row of ratios) console.log(row);
+    for (const r of peerRatios(delivery, peers)) {
+      const key = `Portico, ${r.store} / ${r.peer} | ${r.batch ? `batches of ${whole(batchSize)}` : 'one event per request'}`;
+      spread.set(key, [...(spread.get(key) ?? []), r]);
+    }
+  }
+  if (runs > 1) {
+    const range = (values) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return `${two(sorted[Math.floor((sorted.length - 1) / 2)])} (${two(sorted[0])}–${two(sorted.at(-1))})`;
+    };
+    console.log(`\nOver ${runs} runs, the median (lowest–highest):\n`);
+    console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
+    console.log('|---|---|---|---|');
+    for (const [key, rs] of spread) {
+      console.log(`| ${key} | ${range(rs.map((r) => r.rate))} | ${range(rs.map((r) => r.cpu))} |`);
+    }
+  }
 }
