@@ -62,6 +62,9 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await page.getByText('Docs', { exact: true }).click();
     await page.getByRole('button', { name: 'Save spaces' }).click();
     await page.getByText('Saved: installed in Docs.').waitFor();
+    // The organization installation's component says where the URL and events are set, not to install it.
+    await page.getByText(/^Each space or site it is installed in has its own URL and events/).waitFor();
+    expect(await page.getByText(/into a space/i).count()).toBe(0);
     await page.getByRole('list', { name: 'Installed in' }).getByRole('link', { name: 'Docs' }).click();
     await page.getByText('pending', { exact: true }).waitFor();
     spaceInstallation = page.url().split('/').pop() as string;
