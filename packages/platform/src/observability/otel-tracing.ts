@@ -2,23 +2,25 @@
  * The pipeline's spans on the OpenTelemetry SDK, exported over OTLP/HTTP. Loaded only when tracing
  * is on (tracing.ts imports this file dynamically); see docs/decisions/035-tracing.md.
  *
- * Each server has a tracer provider of its own, never registered as the global one: tests run
- * several servers in one process, and the platform's code reads no ambient context. Spans are made
- * when their step has ended, with the step's start time, so the span's id can depend on how it
- * ended (a dispatch that settled its row takes the id its deliveries nest under).
+ * Spans are made when their step has ended, with the step's start time, so the span's id can
+ * depend on how it ended (a dispatch that settled its row takes the id its deliveries nest under).
+ * A step that has ended needs no live span, context or tracer: each span is written whole, as the
+ * SDK's `ReadableSpan`, and handed to the SDK's batch processor, which exports it over OTLP. Each
+ * server has a processor of its own and registers nothing globally: tests run several servers in
+ * one process, and the platform's code reads no ambient context.
  */
-import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { type Attributes, type HrTime, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
+import { detectResources, envDetector, type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   BatchSpanProcessor,
-  type IdGenerator,
   RandomIdGenerator,
+  type ReadableSpan,
   type Sampler,
+  SamplingDecision,
   type SpanExporter,
   TraceIdRatioBasedSampler,
-  TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
@@ -34,25 +36,6 @@ import {
   type TracingSettings,
 } from './tracing.js';
 
-/** Random ids, except the next ones when planned (a span whose id is derived; startSpan is synchronous). */
-class PlannedIds implements IdGenerator {
-  private readonly random = new RandomIdGenerator();
-  traceId: string | undefined;
-  spanId: string | undefined;
-
-  generateTraceId(): string {
-    const id = this.traceId ?? this.random.generateTraceId();
-    this.traceId = undefined;
-    return id;
-  }
-
-  generateSpanId(): string {
-    const id = this.spanId ?? this.random.generateSpanId();
-    this.spanId = undefined;
-    return id;
-  }
-}
-
 interface SpanPlan {
   name: string;
   kind: SpanKind;
@@ -66,19 +49,25 @@ interface SpanPlan {
   error?: string | undefined;
 }
 
+/** Milliseconds since the epoch (fractional) as OpenTelemetry's [seconds, nanoseconds]. */
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = Math.round((ms - seconds * 1000) * 1e6);
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
+}
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
 
 export class OtelTracing implements PipelineTracing {
-  private readonly tracer;
+  private readonly randomIds = new RandomIdGenerator();
 
   private constructor(
-    private readonly provider: TracerProvider,
-    private readonly planned: PlannedIds,
+    private readonly processor: BatchSpanProcessor,
+    private readonly sampler: Sampler,
     private readonly ids: TraceIds,
-    version: string,
-  ) {
-    this.tracer = provider.getTracer('@portico/platform', version);
-  }
+    private readonly resource: Resource,
+    private readonly scope: { name: string; version: string },
+  ) {}
 
   static async start(
     settings: TracingSettings,
@@ -91,6 +80,7 @@ export class OtelTracing implements PipelineTracing {
       settings.protocol === 'http/json'
         ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url: settings.tracesUrl })
         : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url: settings.tracesUrl });
+    // Decided by the trace id alone, so every span of an event, on every node, is kept or dropped together.
     const sampler: Sampler =
       settings.ratio >= 1
         ? new AlwaysOnSampler()
@@ -101,22 +91,14 @@ export class OtelTracing implements PipelineTracing {
     const resource = detectResources({ detectors: [envDetector] }).merge(
       resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': options.version }),
     );
-    const planned = new PlannedIds();
-    const provider = new TracerProvider({
-      resource,
-      sampler,
-      idGenerator: planned,
-      spanProcessors: [
-        new BatchSpanProcessor({
-          exporter,
-          scheduledDelayMillis: settings.scheduledDelayMs,
-          maxExportBatchSize: Math.min(settings.maxExportBatchSize, settings.maxQueueSize),
-          maxQueueSize: settings.maxQueueSize,
-          exportTimeoutMillis: settings.exportTimeoutMs,
-        }),
-      ],
+    const processor = new BatchSpanProcessor({
+      exporter,
+      scheduledDelayMillis: settings.scheduledDelayMs,
+      maxExportBatchSize: Math.min(settings.maxExportBatchSize, settings.maxQueueSize),
+      maxQueueSize: settings.maxQueueSize,
+      exportTimeoutMillis: settings.exportTimeoutMs,
     });
-    return new OtelTracing(provider, planned, ids, options.version);
+    return new OtelTracing(processor, sampler, ids, resource, { name: '@portico/platform', version: options.version });
   }
 
   ingest(): IngestTrace {
@@ -290,12 +272,12 @@ export class OtelTracing implements PipelineTracing {
   }
 
   async close(): Promise<void> {
-    await this.provider.shutdown();
+    await this.processor.shutdown();
   }
 
   /** Sends what waits now (tests). */
   async flush(): Promise<void> {
-    await this.provider.forceFlush();
+    await this.processor.forceFlush();
   }
 
   private routing(
@@ -326,31 +308,37 @@ export class OtelTracing implements PipelineTracing {
     );
   }
 
-  /** Makes and ends one span with the ids its plan names. */
+  /** Writes one ended span with the ids its plan names, when its trace is sampled. */
   private record(plan: SpanPlan, end: number): void {
-    this.planned.spanId = plan.spanId;
-    let context = ROOT_CONTEXT;
-    if (plan.parent === undefined) this.planned.traceId = plan.traceId;
-    else
-      context = trace.setSpanContext(ROOT_CONTEXT, {
-        traceId: plan.traceId,
-        spanId: plan.parent,
-        traceFlags: TraceFlags.SAMPLED,
-        isRemote: true,
-      });
-    let span: ReturnType<typeof this.tracer.startSpan>;
-    try {
-      span = this.tracer.startSpan(
-        plan.name,
-        { kind: plan.kind, startTime: plan.start, attributes: plan.attributes },
-        context,
-      );
-    } finally {
-      this.planned.spanId = undefined;
-      this.planned.traceId = undefined;
-    }
-    if (plan.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: plan.error });
-    span.end(end);
+    const { traceId } = plan;
+    const sampled = this.sampler.shouldSample(ROOT_CONTEXT, traceId, plan.name, plan.kind, plan.attributes, []);
+    if (sampled.decision !== SamplingDecision.RECORD_AND_SAMPLED) return;
+    const context = { traceId, spanId: plan.spanId ?? this.randomIds.generateSpanId(), traceFlags: TraceFlags.SAMPLED };
+    const startTime = hrTime(plan.start);
+    const span: ReadableSpan = {
+      name: plan.name,
+      kind: plan.kind,
+      spanContext: () => context,
+      parentSpanContext:
+        plan.parent === undefined
+          ? undefined
+          : { traceId, spanId: plan.parent, traceFlags: TraceFlags.SAMPLED, isRemote: true },
+      startTime,
+      endTime: hrTime(end),
+      duration: hrTime(Math.max(0, end - plan.start)),
+      status:
+        plan.error === undefined ? { code: SpanStatusCode.UNSET } : { code: SpanStatusCode.ERROR, message: plan.error },
+      attributes: plan.attributes,
+      links: [],
+      events: [],
+      ended: true,
+      resource: this.resource,
+      instrumentationScope: this.scope,
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    };
+    this.processor.onEnd(span);
   }
 }
 

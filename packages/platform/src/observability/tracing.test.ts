@@ -315,4 +315,44 @@ describe('the protobuf exporter', () => {
     expect(request?.body.includes(Buffer.from(ids.routing(eventId), 'hex'))).toBe(true);
     expect(request?.body.includes(Buffer.from('portico.event.id'))).toBe(true);
   });
+
+  it("keeps or drops an event's spans together by its trace id when sampling (traceidratio)", async () => {
+    const half = await startTracing(
+      { ...settingsFor(`${otlp.url}/v1/traces`, 'http/json'), ratio: 0.5 },
+      randomBytes(32),
+      {
+        version: 't',
+      },
+    );
+    const none = await startTracing(
+      { ...settingsFor(`${otlp.url}/v1/traces`, 'http/json'), ratio: 0 },
+      randomBytes(32),
+      {
+        version: 't',
+      },
+    );
+    if (half === undefined || none === undefined) throw new Error('tracing is on with settings');
+    const prefix = `evt_sample_${randomBytes(4).toString('hex')}_`;
+    const events = Array.from({ length: 200 }, (_, i) => ({ event_id: `${prefix}${i}`, type: 'space_view' }));
+    for (const tracing of [half, none]) {
+      const ingest = tracing.ingest();
+      ingest.routing();
+      ingest.routed();
+      ingest.stored(events, new Set(events.map((e) => e.event_id)), []);
+      await tracing.close();
+    }
+    const spans = otlp.spans.filter((span) => String(span.attributes['portico.event.id']).startsWith(prefix));
+    const byEvent = new Map<string, ReceivedSpan[]>();
+    for (const span of spans) {
+      const eventId = span.attributes['portico.event.id'] as string;
+      byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), span]);
+    }
+    // About half of the events are kept (by the tracing at 0.5 only), each with both its spans, in one trace.
+    expect(byEvent.size).toBeGreaterThan(60);
+    expect(byEvent.size).toBeLessThan(140);
+    for (const kept of byEvent.values()) {
+      expect(kept.map((span) => span.name).sort()).toEqual(['event.ingest', 'event.route']);
+      expect(new Set(kept.map((span) => span.traceId)).size).toBe(1);
+    }
+  });
 });
