@@ -171,7 +171,6 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
     mutationFn: () => call(api.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['deliveries', installationId] }),
   });
-  const what = eventName(delivery.type);
   return (
     <tr className="log-row" id={`delivery-${delivery.id}`} data-status={delivery.status} data-delivery={delivery.id}>
       <td>
@@ -179,7 +178,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
       </td>
       <td>
         <span id={`delivery-${delivery.id}-type`}>
-          {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : what}
+          {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : eventName(delivery.type)}
         </span>
         <div className="muted" id={`delivery-${delivery.id}-event`}>
           {delivery.eventId}
