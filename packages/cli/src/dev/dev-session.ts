@@ -15,18 +15,12 @@ import { formatProblem, INTERNAL_SCOPES, loadManifest, MANIFEST_FILE, type Manif
 import { createSignInCode, type RunningPlatform, startPlatform } from '@portico/platform';
 import { pino } from 'pino';
 import { DEV_DIR, removeDevServer, writeDevServer } from '../dev-server-file.js';
-import { type DevTarget, leftOut, type PlaceKind, targetReason } from '../dev-target.js';
+import type { DevTarget } from '../dev-target.js';
 import type { Io } from '../io.js';
 import { publishedDialect, publishedManifest } from '../published-manifest.js';
 import { DevBundler } from './dev-bundler.js';
-import {
-  DEV_PLACES,
-  type DevInstallations,
-  DevWorldError,
-  ensureInstallations,
-  type InstallationView,
-  seedDevWorld,
-} from './dev-world.js';
+import { banner, devServerOf, followed, type Installed, movedLines } from './dev-installed.js';
+import { type DevInstallations, DevWorldError, ensureInstallations, seedDevWorld } from './dev-world.js';
 import { clock, DispatchStream } from './dispatch-stream.js';
 import { ApiFailure, PlatformClient } from './platform-client.js';
 import { devSecrets } from './secrets.js';
@@ -60,15 +54,9 @@ interface Candidate {
   dialect: ReturnType<typeof publishedDialect>;
 }
 
-interface Current {
+interface Current extends Installed {
   /** What was last published (bundle, manifest, secrets): a save that changes none of it publishes nothing. */
   published: string;
-  name: string;
-  organization: string;
-  version: number;
-  /** Where the published version may be installed (its GitBook-dialect `target`; `all` for a Portico integration). */
-  target: DevTarget;
-  installations: DevInstallations;
 }
 
 export class DevSession {
@@ -159,13 +147,19 @@ export class DevSession {
       target,
       installations,
     };
-    this.follow();
-    writeDevServer(this.options.dir, this.devServer());
+    this.announce();
     process.on('exit', this.removeOnExit);
     const code = await createSignInCode(platform.ctx);
     this.watcher = new SourceWatcher(this.options.dir, (paths, at) => this.changed(paths, at));
     await this.watcher.ready();
-    this.printBanner(code, performance.now() - started);
+    this.io.out(
+      banner(this.current as Current, {
+        url: this.platform?.url ?? '',
+        code,
+        ms: performance.now() - started,
+        adminTokenFile: this.adminTokenFile,
+      }),
+    );
     return true;
   }
 
@@ -180,74 +174,14 @@ export class DevSession {
     removeDevServer(this.options.dir);
   }
 
-  private printBanner(code: string, ms: number): void {
+  /** Follows its installations in the stream and says where they are in dev-server.json. */
+  private announce(): void {
     const current = this.current as Current;
-    const url = this.platform?.url ?? '';
-    const { organization } = current.installations;
-    const status = (i: { status: string }) =>
-      i.status === 'active' ? '' : `, ${i.status}: configure it in the dashboard`;
-    const places = this.places();
-    const where = [
-      `the organization ${current.organization}`,
-      ...places.map(({ kind }) => `the ${kind} ${DEV_PLACES[kind]}`),
-    ];
-    const unused = leftOut(current.target);
-    this.io.out(
-      `\n${current.name} version ${current.version} is installed in ${where.slice(0, -1).join(', ')}${where.length > 1 ? ' and ' : ''}${where.at(-1)} (ready in ${Math.round(ms)} ms)\n\n` +
-        `Dashboard: ${url}/installations/${organization.id}#code=${code}\n` +
-        '  (the link signs you in once, within 15 minutes; after that sign in with the admin token)\n' +
-        `Public endpoint: ${organization.urls.publicEndpoint} (organization ${current.organization}${status(organization)})\n` +
-        places
-          .map(
-            ({ kind, installation }) =>
-              `Public endpoint: ${installation.urls.publicEndpoint} (${kind} ${DEV_PLACES[kind]}${status(installation)})\n`,
-          )
-          .join('') +
-        (unused.length > 0
-          ? `Not installed in ${unused.map((kind) => `the ${kind} ${DEV_PLACES[kind]}`).join(' or ')}: ${targetReason(current.target)}\n`
-          : '') +
-        `API: ${url}; admin token in ${this.adminTokenFile}\n\n` +
-        'Watching for changes; dispatches and console output show below. Ctrl-C stops.\n',
+    this.stream?.follow(followed(current));
+    writeDevServer(
+      this.options.dir,
+      devServerOf(current, { api: this.platform?.url ?? '', adminTokenFile: this.adminTokenFile }),
     );
-  }
-
-  /** The integration's installations in the dev space and site (those its target allows). */
-  private places(): { kind: PlaceKind; installation: InstallationView }[] {
-    const { installations } = this.current as Current;
-    return (['space', 'site'] as const).flatMap((kind) => {
-      const installation = installations[kind];
-      return installation === undefined ? [] : [{ kind, installation }];
-    });
-  }
-
-  private devServer() {
-    const current = this.current as Current;
-    return {
-      api: this.platform?.url ?? '',
-      adminTokenFile: this.adminTokenFile,
-      pid: process.pid,
-      integration: current.name,
-      organization: current.organization,
-      ...(current.target !== 'all' ? { target: current.target } : {}),
-      space: DEV_PLACES.space,
-      site: DEV_PLACES.site,
-      installations: {
-        organization: current.installations.organization.id,
-        ...Object.fromEntries(this.places().map(({ kind, installation }) => [kind, installation.id])),
-      },
-    };
-  }
-
-  private follow(): void {
-    const current = this.current as Current;
-    const { organization } = current.installations;
-    this.stream?.follow([
-      { id: organization.id, label: `organization ${current.organization} (${organization.id})` },
-      ...this.places().map(({ kind, installation }) => ({
-        id: installation.id,
-        label: `${kind} ${DEV_PLACES[kind]} (${installation.id})`,
-      })),
-    ]);
   }
 
   /** The manifest, bundle, secrets and files of the directory as it is now; problems printed. */
@@ -404,21 +338,9 @@ export class DevSession {
       current.installations = installations;
       current.name = manifest.name;
       current.target = target;
-      for (const { kind, installation } of this.places()) {
-        if (!renamed && before[kind] === undefined) {
-          this.io.out(
-            `${clock()} Installed into the ${kind} ${DEV_PLACES[kind]} (target: ${target}): Public endpoint: ${installation.urls.publicEndpoint}\n`,
-          );
-        }
-      }
-      for (const installation of removed) {
-        const kind = installation.target.type as PlaceKind;
-        this.io.out(
-          `${clock()} Uninstalled from the ${kind} ${DEV_PLACES[kind]} (${installation.id}): ${targetReason(target)}\n`,
-        );
-      }
-      this.follow();
-      writeDevServer(this.options.dir, this.devServer());
+      // Renamed, it is a new integration: its installations are not moves (only a new target's are).
+      this.io.out(movedLines(renamed ? installations : before, current, removed));
+      this.announce();
     }
     current.version = published.value;
     this.io.out(
