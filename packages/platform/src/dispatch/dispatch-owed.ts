@@ -1,17 +1,21 @@
 /**
- * One owed outbox row dispatched: the installation read with its token and environment, skipped
- * when it was uninstalled or paused meanwhile, the integration called, and the outcome settled with
- * its dispatch-log line: delivered, not handled (404 `event_not_handled`, or 406), failed (another
- * 4xx, or the last attempt), or retried with backoff. A worker that times out or crashes counts
- * towards its integration's circuit breaker.
+ * Owed outbox rows dispatched, an installation's rows one after another (the dispatcher hands over
+ * the rows waiting behind the first: decision 036): for each, the installation read with its token
+ * and environment, the row skipped when it was uninstalled or paused meanwhile, or its integration
+ * called; at the end every outcome is settled with its dispatch-log line in one write: delivered,
+ * not handled (404 `event_not_handled`, or 406), failed (another 4xx, or the last attempt), or
+ * retried with backoff. A worker that times out or crashes counts towards its
+ * integration's circuit breaker.
  */
 import type { PlatformEvent } from '@portico/runtime';
+import type { Logger } from 'pino';
+import { LeaseLost } from '../errors/lease-lost.js';
 import { HostError } from '../hosts/host.js';
 import { DELETED_EVENTS } from '../installations/owed-events.js';
 import type { DispatchTrace } from '../observability/tracing.js';
-import type { OutboxRow } from '../storage/repositories/outbox.js';
+import type { OutboxRow, Settled } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
-import { type CallSettings, callIntegration, type DispatchRecord } from './call-integration.js';
+import { type CallSettings, callIntegration } from './call-integration.js';
 import type { Opened } from './circuit-breaker.js';
 import { loadDispatchContext } from './dispatch-context.js';
 
@@ -26,43 +30,102 @@ export interface OwedSettings extends CallSettings {
   workerAnswered(integration: string): void;
   /** Its worker failed; answers whether the failure opened its breaker (and until when). */
   workerFailed(integration: string, cause: string, row?: OutboxRow): Promise<Opened | undefined>;
+  logger?: Logger | undefined;
   /** The row's outcome was written (metrics). */
   settled?(outcome: string): void;
+  /** A row's dispatch starts now (tracing; unset when tracing is off). */
+  tracing?: ((row: OutboxRow) => DispatchTrace | undefined) | undefined;
 }
 
-export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, traced?: DispatchTrace): Promise<void> {
+/** Most rows dispatched together. */
+const TOGETHER = 32;
+/** Rows are added to a dispatch while it is younger than this (their outcomes wait for its end). */
+const JOIN_MS = 250;
+
+/**
+ * Dispatches `first`, then the rows `next` hands over (rows of the same installation waiting
+ * behind it) while fewer than 32 went and the dispatch is under 250 ms old. Each row reads its
+ * context when its turn comes, so a pause, a new version or a rotated token counts from the next
+ * row. Resolves once their outcomes are written, all in one write.
+ */
+export async function dispatchOwed(
+  settings: OwedSettings,
+  first: OutboxRow,
+  next: () => OutboxRow | undefined = () => undefined,
+): Promise<void> {
   const { ctx } = settings;
-  const settle = (outcome: string, record?: DispatchRecord) => {
-    const set = { dispatched_at: ctx.now(), outcome, claimed_until: null };
-    const written = record
-      ? ctx.write((trx) => outbox.settleOwned(trx, ctx.dialect, row, record, set), { standalone: true })
-      : ctx.write((trx) => outbox.updateOwned(trx, row, set));
-    return written.then(() => {
-      settings.settled?.(outcome);
-      traced?.settled(outcome);
-    });
-  };
-  if ((row.claimed_until as number) - ctx.now() < settings.leaseMs / 2) {
-    // Waited long in memory: the lease is renewed first, so no other node takes the row meanwhile.
-    const lease = ctx.now() + settings.leaseMs;
-    await ctx.write((trx) => outbox.updateOwned(trx, row, { claimed_until: lease }));
-    row.claimed_until = lease;
+  if (!(await keepLease(settings, first))) throw new LeaseLost(`outbox row ${first.id}`);
+  const started = performance.now();
+  const settled: { row: OutboxRow; settle: Settled; traced: DispatchTrace | undefined }[] = [];
+  let row: OutboxRow | undefined = first;
+  while (row) {
+    const traced = settings.tracing?.(row);
+    settled.push({ row, settle: await dispatchOne(settings, row), traced });
+    row = undefined;
+    while (settled.length < TOGETHER && performance.now() - started < JOIN_MS && (row = next())) {
+      if (await keepLease(settings, row)) break;
+      settings.logger?.warn({ outbox: row.id }, `outbox row ${row.id}: lease lost while it waited`);
+      row = undefined;
+    }
   }
+  const lost = await ctx
+    .write((trx) => outbox.settleOwned(trx, ctx.dialect, settled.map(({ row, settle }) => ({ row, ...settle }))), {
+      standalone: true,
+    })
+    .catch((error) => {
+      for (const { traced } of settled) traced?.failed(error);
+      throw error;
+    });
+  for (const { row, settle, traced } of settled) {
+    if (lost.has(row.id)) {
+      traced?.failed(new LeaseLost(`outbox row ${row.id}`));
+      continue;
+    }
+    settings.settled?.(settle.outcome.startsWith('retrying') ? 'retrying' : settle.outcome);
+    traced?.settled(settle.outcome);
+  }
+  if (lost.size > 0) throw new LeaseLost(`outbox rows ${[...lost].join(', ')}`);
+}
+
+/**
+ * A row that waited past half its lease gets a new one first, so no other node takes it
+ * meanwhile; answers whether this node still holds it.
+ */
+async function keepLease(settings: OwedSettings, row: OutboxRow): Promise<boolean> {
+  const { ctx } = settings;
+  if ((row.claimed_until as number) - ctx.now() >= settings.leaseMs / 2) return true;
+  const lease = ctx.now() + settings.leaseMs;
+  const moved = await ctx.write((trx) => outbox.moveLeases(trx, [row], lease));
+  if (!moved.has(row.id)) return false;
+  row.claimed_until = lease;
+  return true;
+}
+
+/** One row: skipped, or its integration called; answers how to settle it (not yet written). */
+async function dispatchOne(settings: OwedSettings, row: OutboxRow): Promise<Settled> {
+  const { ctx } = settings;
   const context = await loadDispatchContext(ctx.db, ctx.dialect, row.installation_id, ctx.now());
+  const ended = (outcome: string, record?: Settled['record']): Settled => ({
+    outcome,
+    dispatched_at: ctx.now(),
+    attempts: row.attempts,
+    available_at: row.available_at,
+    record,
+  });
   const installation = context?.installation;
   // An installation's deleted event goes out once it is removed, paused or not.
   const deleted = DELETED_EVENTS.has(row.event_type as string);
   if (!context || !installation || (installation.uninstalled_at !== null && !deleted))
-    return settle('skipped: uninstalled');
+    return ended('skipped: uninstalled');
   const owed = JSON.parse(row.event) as Record<string, unknown> & { type: string };
   const setup = row.event_id === null; // the installation's own events: setup and deleted
   // Paused since it was routed: not kept, but its Events log says what it missed.
   if (installation.status === 'paused' && !deleted)
-    return settle(
+    return ended(
       outbox.SKIPPED_PAUSED,
       outbox.skippedLine({ ...row, dispatched_at: ctx.now(), outcome: outbox.SKIPPED_PAUSED }),
     );
-  if (!setup && installation.status !== 'active') return settle(`skipped: ${installation.status}`);
+  if (!setup && installation.status !== 'active') return ended(`skipped: ${installation.status}`);
   const { cause: _cause, ...fields } = owed;
   const event = (setup
     ? { ...fields, eventId: `${deleted ? 'deleted' : 'setup'}_${row.id}`, status: installation.status }
@@ -73,12 +136,12 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, trace
   if (called.answer !== undefined) {
     settings.workerAnswered(row.integration_name);
     const { status } = called.answer;
-    if (status >= 200 && status < 300) return settle('delivered', called.record);
+    if (status >= 200 && status < 300) return ended('delivered', called.record);
     const text = new TextDecoder().decode(called.answer.body).slice(0, 500);
     if (status === 406) await settings.registry.notHandled(row.integration_name, context.latestVersion, event.type);
     if ((status === 404 && text.includes('event_not_handled')) || status === 406)
-      return settle('not_handled', called.record);
-    if (status < 500 && status !== 429) return settle(`failed: ${status} ${text}`, called.record);
+      return ended('not_handled', called.record);
+    if (status < 500 && status !== 429) return ended(`failed: ${status} ${text}`, called.record);
     failure = `${status} ${text}`;
   } else {
     failure = called.error.message;
@@ -86,17 +149,12 @@ export async function dispatchOwed(settings: OwedSettings, row: OutboxRow, trace
       waitUntil = (await settings.workerFailed(row.integration_name, failure, row))?.until ?? 0;
   }
   const attempts = row.attempts + 1;
-  if (attempts >= settings.maxAttempts) return settle(`failed after ${attempts} attempts: ${failure}`, called.record);
-  await ctx.write(
-    (trx) =>
-      outbox.settleOwned(trx, ctx.dialect, row, called.record, {
-        attempts,
-        available_at: Math.max(waitUntil, ctx.now() + 1000 * 2 ** (attempts - 1)),
-        claimed_until: null,
-        outcome: `retrying: ${failure}`,
-      }),
-    { standalone: true },
-  );
-  settings.settled?.('retrying');
-  traced?.settled(`retrying: ${failure}`);
+  if (attempts >= settings.maxAttempts) return ended(`failed after ${attempts} attempts: ${failure}`, called.record);
+  return {
+    outcome: `retrying: ${failure}`,
+    dispatched_at: null,
+    attempts,
+    available_at: Math.max(waitUntil, ctx.now() + 1000 * 2 ** (attempts - 1)),
+    record: called.record,
+  };
 }

@@ -115,6 +115,8 @@ export class Dispatcher {
       leaseMs: this.leaseMs,
       maxAttempts: options.maxAttempts ?? 5,
       settled: options.metrics && ((outcome) => options.metrics?.dispatchSettled(outcome)),
+      tracing: options.tracing && ((row) => options.tracing?.dispatching(row)),
+      logger: options.logger,
       workerAnswered: (integration) => this.breakers.succeeded(integration),
       workerFailed: async (integration, cause, row) => {
         const opened = this.breakers.failed(integration);
@@ -303,17 +305,27 @@ export class Dispatcher {
     return claim.taken.length > 0 && !claim.complete;
   }
 
-  /** Dispatches a row the pool started (its slots taken). */
+  /**
+   * Dispatches a row the pool started (its slots taken), then the event rows waiting next for the
+   * same installation as it hands them over (`dispatchOwed`): they run in its slots, one after
+   * another, while the dispatcher runs and the integration's breaker is closed (so a stop or a
+   * back-off finds them waiting, and takes them). Setup events go alone, in order.
+   */
   private run(row: OutboxRow): void {
-    const traced = this.options.tracing?.dispatching(row);
-    const dispatch = dispatchOwed(this.owed, row, traced)
+    const along: OutboxRow[] = [];
+    const next = () => {
+      if (row.event_id === null || !this.running || this.breakers.state(row.integration_name) !== 'closed') return;
+      const [taken] = this.pool.along(row, 1, (waiting) => waiting.event_id !== null);
+      if (taken) along.push(taken);
+      return taken;
+    };
+    const dispatch = dispatchOwed(this.owed, row, next)
       .catch((error) => {
-        traced?.failed(error);
         if (error instanceof LeaseLost) this.options.logger?.warn({ outbox: row.id }, error.message);
         else this.options.logger?.error({ err: error, outbox: row.id }, 'dispatch failed');
       })
       .finally(() => {
-        this.pool.finished(row);
+        this.pool.finished(row, along);
         if (this.backlog.worthClaiming()) this.loop.wake();
       });
     this.inFlight.add(dispatch);

@@ -131,9 +131,26 @@ export class KeyedPool<T> {
     this.options.run(item);
   }
 
-  /** An item's run ended for good: its slots free up for the next. */
-  finished(item: T): void {
+  /**
+   * Takes the items waiting next under `item`'s turn key, up to `max` and while `joins` holds, to
+   * run with it in its slots (a batch). They stay in the pool (`has`) until `finished(item, along)`.
+   */
+  along(item: T, max: number, joins: (next: T) => boolean): T[] {
+    const turn = this.options.turnOf(item);
+    const queue = this.queues.get(turn);
+    if (!queue) return [];
+    let n = 0;
+    while (n < Math.min(max, queue.length) && joins(queue[n] as T)) n++;
+    const taken = queue.splice(0, n);
+    if (queue.length === 0) this.queues.delete(turn);
+    this.waitingCount -= taken.length;
+    return taken;
+  }
+
+  /** An item's run ended for good (with the items taken `along` with it): its slots free up for the next. */
+  finished(item: T, along: readonly T[] = []): void {
     this.ids.delete(this.options.idOf(item));
+    for (const rider of along) this.ids.delete(this.options.idOf(rider));
     this.flying--;
     for (const slot of this.options.slotsOf(item)) this.bump(slot, -1);
     this.pump();

@@ -4,9 +4,7 @@
  * UPDATE SKIP LOCKED), and settled with their dispatch's log line. Every write of a claimed row
  * checks the lease it was claimed with, so a node that lost a row changes nothing.
  */
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
-import { LeaseLost } from '../../errors/lease-lost.js';
-import { insertThenUpdate } from '../insert-then-update.js';
+import { CompiledQuery, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
@@ -181,36 +179,100 @@ export async function moveLeases(trx: Transaction<Database>, rows: OutboxRow[], 
   return moved;
 }
 
-/** Changes a claimed row while this node holds its lease; throws `LeaseLost` when it does not. */
-export async function updateOwned(
-  trx: Transaction<Database>,
-  row: OutboxRow,
-  set: Updateable<Database['outbox']>,
-): Promise<void> {
-  const result = await trx
-    .updateTable('outbox')
-    .set(set)
-    .where('id', '=', row.id)
-    .where('claimed_until', '=', row.claimed_until)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw new LeaseLost(`outbox row ${row.id}`);
+/** How a dispatched row ends: its new state (a retry: not dispatched, its next attempt's time) and its log line. */
+export interface Settled {
+  outcome: string;
+  /** null while it is retried. */
+  dispatched_at: number | null;
+  attempts: number;
+  available_at: number;
+  /** Its dispatch-log line (none for a row skipped because its installation is gone). */
+  record?: Insertable<Database['dispatches']> | undefined;
 }
 
-/** The dispatch's log line and the row's new state, in one write (one statement on PostgreSQL). */
+const SETTLE_SQLITE = [
+  'update outbox set dispatched_at = ?, outcome = ?, attempts = ?, available_at = ?, claimed_until = null',
+  'where id = ? and claimed_until = ?',
+].join(' ');
+const LOG_COLUMNS = 'installation_id, event_id, event_type, host, status, duration_ms, error, logs, at, skipped';
+const LOG_SQLITE = `insert into dispatches (${LOG_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/**
+ * PostgreSQL: every row's new state and log line in one statement (arrays, one per column). The
+ * update keeps only the rows whose lease still holds, the log lines are inserted for those alone,
+ * in the order given, and the answer is the ids it updated.
+ */
+const SETTLE_POSTGRES = `with v (id, lease, dispatched_at, outcome, attempts, available_at) as (
+  select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[])
+), updated as (
+  update outbox o set dispatched_at = v.dispatched_at, outcome = v.outcome, attempts = v.attempts,
+    available_at = v.available_at, claimed_until = null
+  from v where o.id = v.id and o.claimed_until = v.lease
+  returning o.id
+), logged as (
+  insert into dispatches (${LOG_COLUMNS})
+  select ${LOG_COLUMNS} from unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[],
+    $13::bigint[], $14::text[], $15::text[], $16::bigint[], $17::text[])
+    with ordinality as d (outbox_id, ${LOG_COLUMNS}, n)
+  where d.outbox_id in (select id from updated)
+  order by d.n
+)
+select id from updated`;
+
+/**
+ * Settles claimed rows, each with its dispatch-log line, in one write (one statement on
+ * PostgreSQL). A row this node no longer holds (its lease moved on) is left as it is, without a log
+ * line; answers the ids of those.
+ */
 export async function settleOwned(
   trx: Transaction<Database>,
   dialect: Dialect,
-  row: OutboxRow,
-  record: Insertable<Database['dispatches']>,
-  set: Updateable<Database['outbox']>,
-): Promise<void> {
-  const updated = await insertThenUpdate(
-    trx,
-    dialect,
-    { into: 'dispatches', values: record },
-    { table: 'outbox', set, where: { id: row.id, claimed_until: row.claimed_until } },
+  rows: (Settled & { row: OutboxRow })[],
+): Promise<Set<number>> {
+  const lost = new Set<number>();
+  if (rows.length === 0) return lost;
+  const state = (s: Settled & { row: OutboxRow }) => [s.dispatched_at, s.outcome, s.attempts, s.available_at];
+  const line = (r: Insertable<Database['dispatches']>) => [
+    r.installation_id,
+    r.event_id ?? null,
+    r.event_type,
+    r.host,
+    r.status,
+    r.duration_ms,
+    r.error ?? null,
+    r.logs,
+    r.at,
+    r.skipped ?? null,
+  ];
+  if (dialect === 'sqlite') {
+    for (const settled of rows) {
+      const { row, record } = settled;
+      const updated = await trx.executeQuery(
+        CompiledQuery.raw(SETTLE_SQLITE, [...state(settled), row.id, row.claimed_until]),
+      );
+      if (Number(updated.numAffectedRows ?? 0) === 0) lost.add(row.id);
+      else if (record) await trx.executeQuery(CompiledQuery.raw(LOG_SQLITE, line(record)));
+    }
+    return lost;
+  }
+  // One array per column (transposed), as the statement's unnest takes them.
+  const columns = (values: unknown[][], width: number) =>
+    Array.from({ length: width }, (_, i) => values.map((value) => value[i]));
+  const logged = rows.filter((settled) => settled.record !== undefined);
+  const { rows: updated } = await trx.executeQuery<{ id: number }>(
+    CompiledQuery.raw(SETTLE_POSTGRES, [
+      ...columns(
+        rows.map((settled) => [settled.row.id, settled.row.claimed_until, ...state(settled)]),
+        6,
+      ),
+      ...columns(
+        logged.map((settled) => [settled.row.id, ...line(settled.record as Insertable<Database['dispatches']>)]),
+        11,
+      ),
+    ]),
   );
-  if (updated === 0) throw new LeaseLost(`outbox row ${row.id}`);
+  const kept = new Set(updated.map((row) => Number(row.id)));
+  for (const { row } of rows) if (!kept.has(row.id)) lost.add(row.id);
+  return lost;
 }
 
 /**
