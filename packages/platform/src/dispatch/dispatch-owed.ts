@@ -61,17 +61,20 @@ export async function dispatchOwed(
   while (row) {
     const traced = settings.tracing?.(row);
     settled.push({ row, settle: await dispatchOne(settings, row), traced });
-    row = undefined;
-    while (settled.length < TOGETHER && performance.now() - started < JOIN_MS && (row = next())) {
-      if (await keepLease(settings, row)) break;
-      settings.logger?.warn({ outbox: row.id }, `outbox row ${row.id}: lease lost while it waited`);
-      row = undefined;
-    }
+    row = settled.length < TOGETHER ? await joining(settings, started, next) : undefined;
   }
   const lost = await ctx
-    .write((trx) => outbox.settleOwned(trx, ctx.dialect, settled.map(({ row, settle }) => ({ row, ...settle }))), {
-      standalone: true,
-    })
+    .write(
+      (trx) =>
+        outbox.settleOwned(
+          trx,
+          ctx.dialect,
+          settled.map(({ row, settle }) => ({ row, ...settle })),
+        ),
+      {
+        standalone: true,
+      },
+    )
     .catch((error) => {
       for (const { traced } of settled) traced?.failed(error);
       throw error;
@@ -85,6 +88,20 @@ export async function dispatchOwed(
     traced?.settled(settle.outcome);
   }
   if (lost.size > 0) throw new LeaseLost(`outbox rows ${[...lost].join(', ')}`);
+}
+
+/** The next row handed over while the dispatch is young enough, one this node still holds. */
+async function joining(
+  settings: OwedSettings,
+  started: number,
+  next: () => OutboxRow | undefined,
+): Promise<OutboxRow | undefined> {
+  while (performance.now() - started < JOIN_MS) {
+    const row = next();
+    if (row === undefined || (await keepLease(settings, row))) return row;
+    settings.logger?.warn({ outbox: row.id }, `outbox row ${row.id}: its lease was lost while it waited`);
+  }
+  return undefined;
 }
 
 /**
