@@ -1,6 +1,6 @@
 /**
  * Owed outbox rows dispatched, an installation's rows one after another (the dispatcher hands over
- * the rows waiting behind the first: decision 036): for each, the installation read with its token
+ * the rows waiting behind the first: decision 039): for each, the installation read with its token
  * and environment, the row skipped when it was uninstalled or paused meanwhile, or its integration
  * called; at the end every outcome is settled with its dispatch-log line in one write: delivered,
  * not handled (404 `event_not_handled`, or 406), failed (another 4xx, or the last attempt), or

@@ -315,7 +315,7 @@ export class Dispatcher {
     const along: OutboxRow[] = [];
     const next = () => {
       if (row.event_id === null || !this.running || this.breakers.state(row.integration_name) !== 'closed') return;
-      const [taken] = this.pool.along(row, 1, (waiting) => waiting.event_id !== null);
+      const taken = this.pool.takeNext(row, (waiting) => waiting.event_id !== null);
       if (taken) along.push(taken);
       return taken;
     };

@@ -152,6 +152,25 @@ describe('the keyed pool', () => {
     expect(started).toHaveLength(1);
   });
 
+  it('hands an item the next one waiting under its key to run in its slots, while `joins` holds for it', () => {
+    const { pool, started } = poolOf({ perEndpoint: () => 1 });
+    pool.add([...items('a', 3), ...items('b', 1)]);
+    const [first] = started as [Item];
+    expect(started.map((i) => i.id)).toEqual(['a-0', 'b-0']);
+    expect(pool.takeNext(first, (next) => next.id !== 'a-1')).toBeUndefined();
+    const next = pool.takeNext(first, () => true) as Item;
+    expect(next.id).toBe('a-1');
+    // Out of the line, but still the pool's until the item it went with is finished.
+    expect([...pool.waitingItems()].map((i) => i.id)).toEqual(['a-2']);
+    expect(pool.waiting).toBe(1);
+    expect(pool.has('a-1')).toBe(true);
+    expect(pool.underWayOf('e a')).toBe(1);
+    pool.finished(first, [next]);
+    expect(pool.has('a-0') || pool.has('a-1')).toBe(false);
+    expect(started.map((i) => i.id)).toEqual(['a-0', 'b-0', 'a-2']);
+    expect(pool.takeNext(started[2] as Item, () => true)).toBeUndefined();
+  });
+
   it('starts what fits when an item’s run ends inside `run` itself (re-entrant)', () => {
     const started: string[] = [];
     const pool: KeyedPool<Item> = new KeyedPool<Item>({

@@ -132,22 +132,21 @@ export class KeyedPool<T> {
   }
 
   /**
-   * Takes the items waiting next under `item`'s turn key, up to `max` and while `joins` holds, to
-   * run with it in its slots (a batch). They stay in the pool (`has`) until `finished(item, along)`.
+   * Takes the item waiting first under `item`'s turn key, if `joins` holds for it, to run after it
+   * in its slots. It stays in the pool (`has`) until `finished(item, along)`.
    */
-  along(item: T, max: number, joins: (next: T) => boolean): T[] {
+  takeNext(item: T, joins: (next: T) => boolean): T | undefined {
     const turn = this.options.turnOf(item);
     const queue = this.queues.get(turn);
-    if (!queue) return [];
-    let n = 0;
-    while (n < Math.min(max, queue.length) && joins(queue[n] as T)) n++;
-    const taken = queue.splice(0, n);
+    const next = queue?.[0];
+    if (!queue || next === undefined || !joins(next)) return undefined;
+    queue.shift();
     if (queue.length === 0) this.queues.delete(turn);
-    this.waitingCount -= taken.length;
-    return taken;
+    this.waitingCount--;
+    return next;
   }
 
-  /** An item's run ended for good (with the items taken `along` with it): its slots free up for the next. */
+  /** An item's run ended for good (with the items it took with `takeNext`): its slots free up for the next. */
   finished(item: T, along: readonly T[] = []): void {
     this.ids.delete(this.options.idOf(item));
     for (const rider of along) this.ids.delete(this.options.idOf(rider));
