@@ -155,8 +155,8 @@ describe('the keyed pool', () => {
   it('hands an item the next one waiting under its key to run in its slots, while `joins` holds for it', () => {
     const { pool, started } = poolOf({ perEndpoint: () => 1 });
     pool.add([...items('a', 3), ...items('b', 1)]);
-    const [first] = started as [Item];
-    expect(started.map((i) => i.id)).toEqual(['a-0', 'b-0']);
+    expect(started.map((i) => i.id).sort()).toEqual(['a-0', 'b-0']);
+    const first = started.find((i) => i.endpoint === 'a') as Item;
     expect(pool.takeNext(first, (next) => next.id !== 'a-1')).toBeUndefined();
     const next = pool.takeNext(first, () => true) as Item;
     expect(next.id).toBe('a-1');
@@ -167,7 +167,7 @@ describe('the keyed pool', () => {
     expect(pool.underWayOf('e a')).toBe(1);
     pool.finished(first, [next]);
     expect(pool.has('a-0') || pool.has('a-1')).toBe(false);
-    expect(started.map((i) => i.id)).toEqual(['a-0', 'b-0', 'a-2']);
+    expect(started.map((i) => i.id).slice(2)).toEqual(['a-2']);
     expect(pool.takeNext(started[2] as Item, () => true)).toBeUndefined();
   });
 
