@@ -51,8 +51,8 @@ export interface DispatchPage {
 }
 
 /**
- * A page of the dispatches to the installation, newest first (100 unless `limit` says, at most
- * 200). A page continues from the `cursor` the one before it answered: it names the last
+ * A page of the dispatches to the installation, newest first by the time each line records (100
+ * unless `limit` says, at most 200). A page continues from the `cursor` the one before it answered: it names the last
  * dispatch shown, so dispatches recorded meanwhile neither shift nor repeat the older pages.
  * `system: false` leaves out the system events (`SYSTEM_EVENTS`), so a page holds `limit` of the
  * others when there are as many.
@@ -65,7 +65,7 @@ export async function listDispatches(
 ): Promise<DispatchPage> {
   await authorizedInstallation(ctx, principal, id);
   const limit = Math.min(Math.max(options.limit ?? 100, 1), 200);
-  const before = options.cursor === undefined ? undefined : cursorId(options.cursor);
+  const before = options.cursor === undefined ? undefined : cursorPlace(options.cursor);
   const rows = await dispatchPage(ctx.db, id, {
     before,
     limit: limit + 1,
@@ -75,18 +75,23 @@ export async function listDispatches(
   const last = page.at(-1);
   return {
     dispatches: page.map(dispatchView),
-    nextCursor: rows.length > limit && last ? Buffer.from(`d${last.id}`).toString('base64url') : null,
+    nextCursor: rows.length > limit && last ? Buffer.from(`a${last.at}.${last.id}`).toString('base64url') : null,
   };
 }
 
-/** The dispatch id a cursor names; refuses one this API did not give. */
-function cursorId(cursor: string): number {
+/**
+ * The line a cursor names: its time and id (`a<at>.<id>`), or its id alone (`d<id>`, as cursors
+ * were before the log was read by time); refuses one this API did not give.
+ */
+function cursorPlace(cursor: string): { id: number; at?: number } {
   const text = Buffer.from(cursor, 'base64url').toString();
+  const timed = /^a(\d{1,15})\.(\d{1,15})$/.exec(text);
+  if (timed) return { at: Number(timed[1]), id: Number(timed[2]) };
   const id = /^d(\d{1,15})$/.exec(text)?.[1];
   if (id === undefined)
     throw invalid(
       'invalid_cursor',
       `the cursor "${cursor}" is not one this API gave: pass the X-Next-Cursor header of the page before, or no cursor for the newest page`,
     );
-  return Number(id);
+  return { id: Number(id) };
 }

@@ -1,6 +1,6 @@
 /**
  * GET /v1/installations/{id}/dispatches a page at a time, on the real server, on SQLite and
- * PostgreSQL (issue 24): newest first, `limit` rows, the next page's cursor in X-Next-Cursor (none
+ * PostgreSQL (issue 24): newest first by the time each line records, `limit` rows, the next page's cursor in X-Next-Cursor (none
  * on the last page, an exactly full one included), pages that stay as they were when dispatches
  * are recorded between them, `system=false` leaving out renders and setup events on the server,
  * and clear 400s for a cursor, limit or filter the API did not give.
@@ -125,6 +125,48 @@ describe.each(backends)('the dispatch log in pages, on $name', (backend) => {
       next: null,
     });
     expect((await page(space, '?system=false&limit=2')).lines).toEqual(['e5', 'e4']);
+  });
+
+  it('orders lines by the time they record, also one written after newer ones (rows dispatched together)', async () => {
+    // A dispatch that took rows along writes their lines when it ends: this one, recorded just
+    // after e2's call ended, is written last.
+    const e2 = await platform.ctx.db
+      .selectFrom('dispatches')
+      .select(['at', 'id'])
+      .where('installation_id', '=', space)
+      .where('event_id', '=', 'e2')
+      .executeTakeFirstOrThrow();
+    await platform.ctx.db
+      .insertInto('dispatches')
+      .values({
+        installation_id: space,
+        event_id: 'e20',
+        event_type: 'space_content_updated',
+        host: 'in-process',
+        status: 204,
+        duration_ms: 1,
+        error: null,
+        logs: '[]',
+        at: Number(e2.at) + 1,
+      })
+      .execute();
+    const all = await page(space, '?system=false');
+    expect(all.lines.slice(-3)).toEqual(['e20', 'e2', 'e1']);
+    // Page by page, across it: each line once, in the same order.
+    const seen: (string | null)[] = [];
+    let next: string | null = null;
+    do {
+      const one: { lines: (string | null)[]; next: string | null } = await page(
+        space,
+        `?system=false&limit=2${next ? `&cursor=${next}` : ''}`,
+      );
+      seen.push(...one.lines);
+      next = one.next;
+    } while (next);
+    expect(seen).toEqual(all.lines);
+    // A cursor given before the log was read by time (the line's id alone) still answers a page.
+    const legacy = Buffer.from(`d${e2.id}`).toString('base64url');
+    expect((await page(space, `?system=false&cursor=${legacy}`)).lines).toEqual(['e1']);
   });
 
   it('refuses a cursor, limit or filter it did not give, saying which and how to fix it', async () => {

@@ -12,7 +12,7 @@ export function dispatchRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       method: 'get',
       path: '/v1/installations/{id}/dispatches',
       summary:
-        'The dispatches to this installation, newest first: event, host, status, duration, error and logs; the next page’s cursor is in X-Next-Cursor',
+        'The dispatches to this installation, newest first by the time each one was recorded: event, host, status, duration, error and logs; the next page’s cursor is in X-Next-Cursor',
       tags: TAGS.installations,
       security: bearer,
       request: {

@@ -3,23 +3,37 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
 /**
- * One page of the installation's dispatch log, newest first: those below `before` (an id; the page
- * before it ended there), leaving out the event types in `leaveOut`. Asks for `limit` rows.
+ * One page of the installation's dispatch log, newest first by the time each line records, then by
+ * id: those after `before` in that order (the last line of the page before; a line known by its
+ * id alone, from an older cursor, by id only), leaving out the event types in `leaveOut`. Asks for
+ * `limit` rows.
  */
 export function dispatchPage(
   db: Kysely<Database>,
   installationId: string,
-  options: { before?: number | undefined; leaveOut?: readonly string[] | undefined; limit: number },
+  options: {
+    before?: { id: number; at?: number | undefined } | undefined;
+    leaveOut?: readonly string[] | undefined;
+    limit: number;
+  },
 ) {
   const { before, leaveOut } = options;
   return db
     .selectFrom('dispatches')
     .selectAll()
     .where('installation_id', '=', installationId)
-    .$if(before !== undefined, (qb) => qb.where('id', '<', before as number))
+    .$if(before !== undefined, (qb) =>
+      qb.where((eb) => {
+        const { id, at } = before as { id: number; at?: number };
+        return at === undefined
+          ? eb('id', '<', id)
+          : eb.or([eb('at', '<', at), eb.and([eb('at', '=', at), eb('id', '<', id)])]);
+      }),
+    )
     .$if(leaveOut !== undefined && leaveOut.length > 0, (qb) =>
       qb.where('event_type', 'not in', leaveOut as readonly string[]),
     )
+    .orderBy('at', 'desc')
     .orderBy('id', 'desc')
     .limit(options.limit)
     .execute();
