@@ -52,8 +52,9 @@ export interface DispatchPage {
 
 /**
  * A page of the dispatches to the installation, newest first by the time each line records (100
- * unless `limit` says, at most 200). A page continues from the `cursor` the one before it answered: it names the last
- * dispatch shown, so dispatches recorded meanwhile neither shift nor repeat the older pages.
+ * unless `limit` says, at most 200). A page continues from the `cursor` the one before it
+ * answered: it names the last dispatch shown, so dispatches recorded meanwhile neither shift nor
+ * repeat the older pages.
  * `system: false` leaves out the system events (`SYSTEM_EVENTS`), so a page holds `limit` of the
  * others when there are as many.
  */

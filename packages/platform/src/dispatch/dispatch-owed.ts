@@ -44,48 +44,38 @@ const JOIN_MS = 250;
 
 /**
  * Dispatches `first`, then the rows `next` hands over (rows of the same installation waiting
- * behind it) while fewer than 32 went and the dispatch is under 250 ms old. Each row reads its
- * context when its turn comes, so a pause, a new version or a rotated token counts from the next
- * row. Resolves once their outcomes are written, all in one write.
+ * behind it; none for a setup event) while fewer than 32 went and the dispatch is under 250 ms
+ * old. Each row reads its context when its turn comes, so a pause, a new version or a rotated
+ * token counts from the next row. Resolves once their outcomes are written, all in one write.
  */
 export async function dispatchOwed(
   settings: OwedSettings,
   first: OutboxRow,
-  next: () => OutboxRow | undefined = () => undefined,
+  next: (() => OutboxRow | undefined) | undefined,
 ): Promise<void> {
   const { ctx } = settings;
   if (!(await keepLease(settings, first))) throw new LeaseLost(`outbox row ${first.id}`);
   const started = performance.now();
-  const settled: { row: OutboxRow; settle: Settled; traced: DispatchTrace | undefined }[] = [];
+  const settled: (Settled & { row: OutboxRow; traced: DispatchTrace | undefined })[] = [];
   let row: OutboxRow | undefined = first;
   while (row) {
     const traced = settings.tracing?.(row);
-    settled.push({ row, settle: await dispatchOne(settings, row), traced });
+    settled.push({ ...(await dispatchOne(settings, row)), row, traced });
     row = settled.length < TOGETHER ? await joining(settings, started, next) : undefined;
   }
   const lost = await ctx
-    .write(
-      (trx) =>
-        outbox.settleOwned(
-          trx,
-          ctx.dialect,
-          settled.map(({ row, settle }) => ({ row, ...settle })),
-        ),
-      {
-        standalone: true,
-      },
-    )
+    .write((trx) => outbox.settleOwned(trx, ctx.dialect, settled), { standalone: true })
     .catch((error) => {
       for (const { traced } of settled) traced?.failed(error);
       throw error;
     });
-  for (const { row, settle, traced } of settled) {
+  for (const { row, outcome, traced } of settled) {
     if (lost.has(row.id)) {
       traced?.failed(new LeaseLost(`outbox row ${row.id}`));
       continue;
     }
-    settings.settled?.(settle.outcome.startsWith('retrying') ? 'retrying' : settle.outcome);
-    traced?.settled(settle.outcome);
+    settings.settled?.(outcome.startsWith('retrying') ? 'retrying' : outcome);
+    traced?.settled(outcome);
   }
   if (lost.size > 0) throw new LeaseLost(`outbox rows ${[...lost].join(', ')}`);
 }
@@ -94,9 +84,9 @@ export async function dispatchOwed(
 async function joining(
   settings: OwedSettings,
   started: number,
-  next: () => OutboxRow | undefined,
+  next: (() => OutboxRow | undefined) | undefined,
 ): Promise<OutboxRow | undefined> {
-  while (performance.now() - started < JOIN_MS) {
+  while (next && performance.now() - started < JOIN_MS) {
     const row = next();
     if (row === undefined || (await keepLease(settings, row))) return row;
     settings.logger?.warn({ outbox: row.id }, `outbox row ${row.id}: its lease was lost while it waited`);

@@ -313,12 +313,15 @@ export class Dispatcher {
    */
   private run(row: OutboxRow): void {
     const along: OutboxRow[] = [];
-    const next = () => {
-      if (row.event_id === null || !this.running || this.breakers.state(row.integration_name) !== 'closed') return;
-      const taken = this.pool.takeNext(row, (waiting) => waiting.event_id !== null);
-      if (taken) along.push(taken);
-      return taken;
-    };
+    const next =
+      row.event_id === null
+        ? undefined
+        : () => {
+            if (!this.running || this.breakers.state(row.integration_name) !== 'closed') return;
+            const taken = this.pool.takeNext(row, (waiting) => waiting.event_id !== null);
+            if (taken) along.push(taken);
+            return taken;
+          };
     const dispatch = dispatchOwed(this.owed, row, next)
       .catch((error) => {
         if (error instanceof LeaseLost) this.options.logger?.warn({ outbox: row.id }, error.message);

@@ -6,17 +6,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, migratedDatabaseFor } from '../../test-support/backends.js';
 import type { Database } from '../schema.js';
+import { insertInstallation } from './installations.js';
+import { insertIntegration } from './integrations.js';
 import { type OutboxRow, type Settled, settleOwned } from './outbox.js';
 
 describe.each(backends)('settleOwned on $name', (backend) => {
   const database = migratedDatabaseFor(backend, [{ id: 'acme', title: 'Acme', created_at: 1 }]);
   const LEASE = 5_000;
 
-  beforeAll(async () => {
-    const { db } = database;
-    await db
-      .insertInto('integrations')
-      .values({
+  beforeAll(() =>
+    database.db.transaction().execute(async (trx) => {
+      await insertIntegration(trx, {
         name: 'hooks',
         organization_id: 'acme',
         visibility: 'private',
@@ -25,11 +25,8 @@ describe.each(backends)('settleOwned on $name', (backend) => {
         created_by: 'ada',
         created_at: 1,
         updated_at: 1,
-      })
-      .execute();
-    await db
-      .insertInto('installations')
-      .values({
+      });
+      await insertInstallation(trx, {
         id: 'inst',
         integration_name: 'hooks',
         organization_id: 'acme',
@@ -45,9 +42,9 @@ describe.each(backends)('settleOwned on $name', (backend) => {
         created_at: 1,
         updated_at: 1,
         uninstalled_at: null,
-      })
-      .execute();
-  });
+      });
+    }),
+  );
 
   const owe = (eventId: string, claimedUntil: number) =>
     database.db
