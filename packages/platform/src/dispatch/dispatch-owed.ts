@@ -24,6 +24,8 @@ const WORKER_FAILURES = new Set(['timeout', 'crashed', 'memory', 'startup', 'unr
 
 export interface OwedSettings extends CallSettings {
   leaseMs: number;
+  /** Rows join a dispatch while it is younger than this (their outcomes wait for its end). */
+  joinMs: number;
   /** Attempts before a dispatch is given up. */
   maxAttempts: number;
   /** The integration answered (even with an error status): its worker is alive. */
@@ -39,14 +41,13 @@ export interface OwedSettings extends CallSettings {
 
 /** Most rows dispatched together. */
 const TOGETHER = 32;
-/** Rows are added to a dispatch while it is younger than this (their outcomes wait for its end). */
-const JOIN_MS = 250;
 
 /**
  * Dispatches `first`, then the rows `next` hands over (rows of the same installation waiting
- * behind it; none for a setup event) while fewer than 32 went and the dispatch is under 250 ms
- * old. Each row reads its context when its turn comes, so a pause, a new version or a rotated
- * token counts from the next row. Resolves once their outcomes are written, all in one write.
+ * behind it; none for a setup event) while fewer than 32 went and the dispatch is younger than
+ * `joinMs` (250 ms unless the dispatcher says). Each row reads its context when its turn comes,
+ * so a pause, a new version or a rotated token counts from the next row. Resolves once their
+ * outcomes are written, all in one write.
  */
 export async function dispatchOwed(
   settings: OwedSettings,
@@ -86,7 +87,7 @@ async function joining(
   started: number,
   next: (() => OutboxRow | undefined) | undefined,
 ): Promise<OutboxRow | undefined> {
-  while (next && performance.now() - started < JOIN_MS) {
+  while (next && performance.now() - started < settings.joinMs) {
     const row = next();
     if (row === undefined || (await keepLease(settings, row))) return row;
     settings.logger?.warn({ outbox: row.id }, `outbox row ${row.id}: its lease was lost while it waited`);

@@ -49,6 +49,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** How long a claimed row stays with this node (default 30 s). */
   leaseMs?: number;
+  /** How long a dispatch takes the installation's waiting rows along (default 250 ms: decision 039). */
+  joinMs?: number;
   /** Attempts before a dispatch is given up (default 5). */
   maxAttempts?: number;
   /** Dispatches in flight on this node (default 64). */
@@ -113,6 +115,7 @@ export class Dispatcher {
       registry: this.registry,
       bindingsFor: options.bindingsFor,
       leaseMs: this.leaseMs,
+      joinMs: options.joinMs ?? 250,
       maxAttempts: options.maxAttempts ?? 5,
       settled: options.metrics && ((outcome) => options.metrics?.dispatchSettled(outcome)),
       tracing: options.tracing && ((row) => options.tracing?.dispatching(row)),
