@@ -9,7 +9,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { DURABLE_AT_COMMIT, type Durability, WalSync } from './durability.js';
-import { readThrough } from './prepared.js';
+import { PLANNED_EACH_RUN, readThrough } from './prepared.js';
 import type { Database } from './schema.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
@@ -150,6 +150,7 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
   pool.on('error', onIdleConnectionError);
   // Statements with parameters are prepared once per connection, by name, and then only bound and
   // run: PostgreSQL parsed and planned each one afresh before, the larger part of its work per event.
+  // Those that begin with PLANNED_EACH_RUN are not (prepared.ts).
   // A migration run by another node (a column added) makes PostgreSQL refuse a prepared `select *`
   // ("cached plan must not change result type"): that text is then run unnamed from then on, on
   // every connection, and the query is tried once more (inside a transaction the retry fails too,
@@ -163,7 +164,13 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     (client as { query: unknown }).query = (text: unknown, values?: unknown[], ...rest: unknown[]) => {
-      if (typeof text !== 'string' || values === undefined || values.length === 0 || rest.length > 0)
+      if (
+        typeof text !== 'string' ||
+        values === undefined ||
+        values.length === 0 ||
+        rest.length > 0 ||
+        text.startsWith(PLANNED_EACH_RUN)
+      )
         return query(text, values, ...rest);
       let name = names.get(text);
       if (name === undefined) {

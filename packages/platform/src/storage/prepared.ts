@@ -21,6 +21,13 @@ export interface PreparedQuery<A extends unknown[], R> {
   first(db: Kysely<Database>, ...args: A): Promise<R | undefined>;
 }
 
+/**
+ * Begins the SQL of a PostgreSQL statement that is planned at each run, never prepared by name
+ * (database.ts). For a statement whose best plan depends on the length of its arrays: a prepared
+ * statement's plan may be kept for every later run, made while a table was new and small.
+ */
+export const PLANNED_EACH_RUN = '/* planned each run */ ';
+
 /** Runs a query's SQL at once and answers its rows (SQLite's read connection, see database.ts). */
 type Reader = (sql: string, parameters: readonly unknown[]) => unknown[];
 const readers = new WeakMap<Kysely<Database>, Reader>();

@@ -5,7 +5,7 @@
  * checks the lease it was claimed with, so a node that lost a row changes nothing.
  */
 import { CompiledQuery, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { preparedInsert } from '../prepared.js';
+import { PLANNED_EACH_RUN, preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
 
@@ -200,8 +200,12 @@ const LOG_SQLITE = `insert into dispatches (${LOG_COLUMNS}) values (?, ?, ?, ?, 
  * PostgreSQL: every row's new state and log line in one statement (arrays, one per column). The
  * update keeps only the rows whose lease still holds, the log lines are inserted for those alone,
  * in the order given, and the answer is the ids it updated.
+ *
+ * Planned at each run, for the arrays' real length. Prepared by name, PostgreSQL kept one plan for
+ * every run, made for arrays of unknown length while the table was new and never analyzed: a hash
+ * join over a scan of the whole outbox, kept as it grew, so every settle read every row.
  */
-const SETTLE_POSTGRES = `with v (id, lease, dispatched_at, outcome, attempts, available_at) as (
+const SETTLE_POSTGRES = `${PLANNED_EACH_RUN}with v (id, lease, dispatched_at, outcome, attempts, available_at) as (
   select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[])
 ), updated as (
   update outbox o set dispatched_at = v.dispatched_at, outcome = v.outcome, attempts = v.attempts,
