@@ -1,7 +1,8 @@
 /**
  * PostgreSQL statements prepared by name (database.ts): run many times on one connection, and
  * still answered after another node's migration has changed a table they read. A connection that
- * breaks while it is held fails its next statement and leaves the pool working.
+ * breaks while it is held fails its next statement and leaves the pool working. Idle connections
+ * are kept, with what was prepared on them.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -47,6 +48,28 @@ describe.skipIf(!postgres)('prepared statements on PostgreSQL', () => {
       Array(4).fill({ id: 'acme', title: 'Acme', subdomain: null, created_at: 1, added_later: null }),
     );
   });
+
+  it('keeps its connections, and the statements prepared on them, while they idle', async () => {
+    const pids = async () => {
+      // Four statements at once hold four connections of the pool.
+      const rows = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          database.db.transaction().execute(async (trx) => {
+            const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+            await sql`select pg_sleep(0.05)`.execute(trx);
+            return rows[0]?.pid;
+          }),
+        ),
+      );
+      return new Set(rows);
+    };
+    const before = await pids();
+    expect(before.size).toBe(4);
+    // Past pg's default idle timeout (10 s), after which it would have closed them.
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
+    expect(database.poolUse?.().total).toBe(4);
+    expect(await pids()).toEqual(before);
+  }, 20_000);
 
   it('fails the next statement on a connection ended while held, and goes on with a new one', async () => {
     const admin = new pg.Client({ connectionString: url });
