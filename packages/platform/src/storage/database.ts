@@ -144,7 +144,7 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
     // Connections are kept while they idle (pg closes them after 10 s by default). A new one costs
     // PostgreSQL a backend, and every statement is prepared and planned on it again: at a steady
     // 200 events / s, the connections closed in a lull and opened again in the next burst held
-    // deliveries up by 20-60 ms. An idle connection that fails is replaced (onIdleConnectionError).
+    // deliveries up by 15-50 ms. An idle connection that fails is replaced (onIdleConnectionError).
     idleTimeoutMillis: 0,
     // BIGINT columns hold millisecond times and counters well inside 2^53.
     types: {
