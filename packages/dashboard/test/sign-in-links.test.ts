@@ -18,28 +18,25 @@ let allowed: string;
 let other: string;
 
 beforeAll(async () => {
-  // The framing sites' origins are needed before the platform starts; their pages read its URL later.
-  const sites = [createServer((_, res) => void res.end()), createServer((_, res) => void res.end())];
-  for (const site of sites) await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  const ports = sites.map((site) => (site.address() as AddressInfo).port);
-  for (const site of sites) site.close();
-  world = await startDashboardWorld({ frameAncestors: [`http://localhost:${ports[0]}`] });
-  // Bound again on the same ports, now that the dashboard's URL is known.
-  allowed = await framingSiteOn(ports[0] as number);
-  other = await framingSiteOn(ports[1] as number);
+  // The framing sites' origins are needed before the platform starts, so they listen first, and
+  // stay bound: a port closed and bound again later may be taken meanwhile. Their page reads the
+  // dashboard's URL when it is requested.
+  allowed = await framingSite();
+  other = await framingSite();
+  world = await startDashboardWorld({ frameAncestors: [allowed] });
   const ada = world.as(world.tokens.ada);
   installation = (await ada('POST', '/v1/orgs/acme/installations', { integration: 'webhook' })).body.id as string;
 }, 120_000);
 
-async function framingSiteOn(port: number): Promise<string> {
+async function framingSite(): Promise<string> {
   const server = createServer((_, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<!doctype html><title>Docs product</title><h1>Docs product</h1>
 <iframe title="Portico" src="${world.url}/" width="1000" height="700"></iframe>`);
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   hosts.push(server);
-  return `http://localhost:${port}`;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://localhost:${(server.address() as AddressInfo).port}`;
 }
 
 afterAll(async () => {
