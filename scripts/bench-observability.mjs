@@ -1,4 +1,4 @@
-// What metrics and tracing cost the delivery pipeline (issue 25): `node scripts/bench-observability.mjs [rounds]`
+// What metrics and tracing cost the delivery pipeline (issue 25): `node scripts/bench-observability.mjs [rounds] [events]`
 // after `npm run build`, or as part of `npm run bench`.
 //
 // - Metrics are always on. Their work per delivered event (the counters and histograms one event
@@ -6,7 +6,11 @@
 //   spends per delivered event with tracing off.
 // - Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: the delivery benchmark's throughput
 //   runs alternate off and on (exporting to an OTLP/HTTP receiver on 127.0.0.1 run here), on each
-//   back end, so both meet the machine in the same state.
+//   back end, so both meet the machine in the same state; odd rounds run off first, even rounds on
+//   first, so neither always meets what the run before it left. Tracing's own work per event (its
+//   four spans made, batched, encoded and sent to a receiver in another process) is also timed in
+//   this process, all its threads counted, and set beside the server's CPU per delivered event.
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { benchDeliveries } from './bench-deliveries.mjs';
 
@@ -52,15 +56,126 @@ async function metricsMicrosPerEvent() {
   return best;
 }
 
+/**
+ * An OTLP/HTTP receiver in a process of its own (its work is not this process's), counting the
+ * attempt spans that reach it by an attribute only they carry (`portico.delivery.id`) in the
+ * protobuf bodies. It ends with this process: it exits when its stdin closes.
+ */
+async function otlpReceiverProcess() {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const name = Buffer.from('portico.delivery.id'); let attempts = 0;
+       const server = require('node:http').createServer((req, res) => {
+         const chunks = [];
+         req.on('data', (chunk) => chunks.push(chunk));
+         req.on('end', () => {
+           const body = Buffer.concat(chunks);
+           for (let at = body.indexOf(name); at !== -1; at = body.indexOf(name, at + 1)) attempts++;
+           res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+         });
+       });
+       server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+       process.stdin.on('data', () => console.log(attempts)).on('end', () => process.exit(0));`,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = [];
+  const waiting = [];
+  child.stdout.setEncoding('utf8').on('data', (text) => {
+    for (const line of text.split('\n').filter(Boolean)) (waiting.shift() ?? ((l) => lines.push(l)))(line);
+  });
+  const next = () => (lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((r) => waiting.push(r)));
+  const port = Number(await next());
+  return {
+    url: `http://127.0.0.1:${port}`,
+    attempts: () => {
+      child.stdin.write('?');
+      return next().then(Number);
+    },
+    close: () => child.stdin.end(),
+  };
+}
+
+/**
+ * Microseconds of CPU (this process, every thread: the collector's too) that tracing adds per
+ * event: the ingest, routing, dispatch and attempt spans of one event through the server's own
+ * hooks, batched and exported as protobuf to a receiver in another process. Events go in groups
+ * of 50, 10,000 a second at most, so the batch processor never drops a span (checked: every
+ * attempt span reaches the receiver). Set against the same loop with tracing off.
+ */
+async function tracingMicrosPerEvent() {
+  const { startTracing } = await import('../packages/platform/dist/observability/start-tracing.js');
+  const { tracingFromEnv } = await import('../packages/platform/dist/observability/tracing.js');
+  const receiver = await otlpReceiverProcess();
+  const settings = tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  const tracing = await startTracing(settings, Buffer.alloc(32, 7), { version: 'bench' });
+  const type = 'space_content_updated';
+  const installation = 'inst_3f2a9c1e7b5d4a80';
+  const post = { kind: 'answered', status: 204, excerpt: '', durationMs: 3.2 };
+  const one = (trace, i) => {
+    const eventId = `bench_${i}_${Date.now().toString(36)}`;
+    const owed = { installation_id: installation, integration_name: 'webhook', event_id: eventId, event_type: type };
+    const row = { ...owed, id: i, attempts: 0, event: '{}', created_at: 0, available_at: 0, dispatched_at: null };
+    const delivery = {
+      id: `dlv_${i}`,
+      installation_id: installation,
+      event_id: eventId,
+      type,
+      attempts: 0,
+      destination: 'http://127.0.0.1:8080',
+      redelivery_of: null,
+    };
+    if (trace === undefined) return [owed, row, delivery];
+    const ingest = trace.ingest();
+    ingest.routing();
+    ingest.routed();
+    ingest.stored([{ event_id: eventId, type }], new Set([eventId]), [owed]);
+    trace.dispatching(row)?.settled('delivered');
+    trace.attempting(delivery).attempted({ status: 'delivered', post });
+  };
+  const run = async (trace, n) => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) {
+      one(trace, i);
+      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    if (trace) await trace.flush();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / n;
+  };
+  try {
+    const n = 20_000;
+    await run(tracing, 5_000);
+    await run(undefined, 5_000);
+    const costs = [];
+    for (let round = 0; round < 3; round++) {
+      const sent = await receiver.attempts();
+      const off = await run(undefined, n);
+      const on = await run(tracing, n);
+      const received = (await receiver.attempts()) - sent;
+      if (received !== n) throw new Error(`tracing: ${received} of ${n} attempt spans reached the receiver`);
+      costs.push(on - off);
+    }
+    return costs.sort((a, b) => a - b)[1];
+  } finally {
+    await tracing.close();
+    receiver.close();
+  }
+}
+
 export async function benchObservability(options = {}) {
   const o = { ...OBSERVABILITY_SETTINGS, ...options };
   const metricsMicros = await metricsMicrosPerEvent();
   console.log(`  metrics: ${metricsMicros.toFixed(2)} µs of counters and histograms per delivered event`);
+  const tracingMicros = await tracingMicrosPerEvent();
+  console.log(`  tracing: ${tracingMicros.toFixed(1)} µs of CPU per event (four spans, made and exported)`);
   const receiver = await otlpReceiver();
   const runs = [];
   try {
     for (let round = 1; round <= o.rounds; round++) {
-      for (const tracing of [false, true]) {
+      for (const tracing of round % 2 === 1 ? [false, true] : [true, false]) {
         const env = tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'portico-bench' } : {};
         const exportsBefore = receiver.seen.requests;
         const results = await benchDeliveries({ throughputOnly: true, events: o.events, env });
@@ -77,7 +192,7 @@ export async function benchObservability(options = {}) {
   } finally {
     receiver.close();
   }
-  return { metricsMicros, runs, exportedBytes: receiver.seen.bytes };
+  return { metricsMicros, tracingMicros, runs, exportedBytes: receiver.seen.bytes };
 }
 
 /** Geometric mean and range of ratios. */
@@ -88,10 +203,10 @@ function ratios(xs) {
 
 /**
  * The Markdown table and the ratios, one line each. Each round's tracing-on run is set against the
- * tracing-off run just before it (the machine's speed drifts by more than tracing costs between
- * rounds, far less between neighbours); the ratios' geometric mean and range over the rounds.
+ * tracing-off run beside it (the machine's speed drifts by more than tracing costs between rounds,
+ * far less between neighbours); the ratios' geometric mean and range over the rounds.
  */
-export function observabilityRows({ metricsMicros, runs }) {
+export function observabilityRows({ metricsMicros, tracingMicros, runs }) {
   const rows = runs.map(
     (r) =>
       `| ${r.label} | ${r.tracing ? 'on (OTLP to 127.0.0.1)' : 'off'} | ${r.round} | ${Math.round(r.endToEnd)} / s | ${(r.singleCpu.server / 1000).toFixed(2)} ms | ${r.batch ? `${Math.round(r.batch.endToEnd)} / s` : '—'} |`,
@@ -110,14 +225,17 @@ export function observabilityRows({ metricsMicros, runs }) {
     const cpu = ratios(pairs.map(({ off, on }) => on.singleCpu.server / off.singleCpu.server));
     const cpuOff = pairs.reduce((a, { off }) => a + off.singleCpu.server, 0) / pairs.length;
     summary.push(
-      `- **${label}**, ${pairs.length} rounds: tracing on runs at ${fmt(rate)} the rate of tracing off one event per request and ${fmt(batch)} in batches, with ${fmt(cpu)} the server CPU per delivered event; metrics' own work is ${metricsMicros.toFixed(1)} µs of the ${(cpuOff / 1000).toFixed(2)} ms the server spends per delivered event with tracing off (${((metricsMicros / cpuOff) * 100).toFixed(1)} %).`,
+      `- **${label}**, ${pairs.length} rounds: tracing on runs at ${fmt(rate)} the rate of tracing off one event per request and ${fmt(batch)} in batches, with ${fmt(cpu)} the server CPU per delivered event. Of the ${(cpuOff / 1000).toFixed(2)} ms the server spends per delivered event with tracing off, metrics' own work is ${metricsMicros.toFixed(1)} µs (${((metricsMicros / cpuOff) * 100).toFixed(1)} %) and tracing's would be ${tracingMicros.toFixed(1)} µs (${((tracingMicros / cpuOff) * 100).toFixed(1)} %).`,
     );
   }
   return { rows, summary };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = await benchObservability({ rounds: Number(process.argv[2] ?? OBSERVABILITY_SETTINGS.rounds) });
+  const result = await benchObservability({
+    rounds: Number(process.argv[2] ?? OBSERVABILITY_SETTINGS.rounds),
+    events: Number(process.argv[3] ?? OBSERVABILITY_SETTINGS.events),
+  });
   const { rows, summary } = observabilityRows(result);
   console.log(
     '\n| Back end | Tracing | Round | One per request | Server CPU / event | Batches |\n|---|---|---|---|---|---|',

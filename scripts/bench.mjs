@@ -506,10 +506,12 @@ ${engineRows.join('\n')}
 
 What observability costs the pipeline (scripts/bench-observability.mjs). Metrics are always on:
 their work per delivered event (the counters and histograms of its ingest, dispatch and attempt) is
-timed in the benchmark process and set beside the server's CPU per delivered event. Tracing: the
-delivery benchmark's throughput runs (${count(OBSERVABILITY_SETTINGS.events)} events one per request, then in batches), tracing off
-and on (OTLP/HTTP protobuf to a receiver on 127.0.0.1, every span sampled), alternating for
-${OBSERVABILITY_SETTINGS.rounds} rounds on each back end.
+timed in the benchmark process and set beside the server's CPU per delivered event. So is tracing's
+(its four spans per event made through the server's hooks, batched, and exported as OTLP/HTTP
+protobuf to a receiver in another process; the CPU of every thread of the benchmark process,
+tracing on less tracing off). And the delivery benchmark's throughput runs
+(${count(OBSERVABILITY_SETTINGS.events)} events one per request, then in batches), tracing off and on (to a receiver on 127.0.0.1,
+every span sampled), for ${OBSERVABILITY_SETTINGS.rounds} rounds on each back end: odd rounds off first, even rounds on first.
 
 | Back end | Tracing | Round | One per request | Server CPU / event | Batches |
 |---|---|---|---|---|---|

@@ -118,7 +118,8 @@ export class OtelTracing implements PipelineTracing {
         const seen = new Set<string>();
         for (const event of events) {
           const eventId = event.event_id;
-          const traceId = this.ids.trace(eventId);
+          const ids = this.ids.ofEvent(eventId);
+          const traceId = ids.trace;
           const attributes = { 'portico.event.id': eventId, 'portico.event.type': event.type };
           if (!inserted.has(eventId) || seen.has(eventId)) {
             // A repeated eventId: its own span in the event's trace, under the first ingest.
@@ -127,7 +128,7 @@ export class OtelTracing implements PipelineTracing {
                 name: 'event.ingest',
                 kind: SpanKind.INTERNAL,
                 traceId,
-                parent: this.ids.ingest(eventId),
+                parent: ids.ingest,
                 start: began,
                 attributes: { ...attributes, 'portico.event.duplicate': true },
               },
@@ -141,7 +142,7 @@ export class OtelTracing implements PipelineTracing {
               name: 'event.ingest',
               kind: SpanKind.INTERNAL,
               traceId,
-              spanId: this.ids.ingest(eventId),
+              spanId: ids.ingest,
               start: began,
               attributes: {
                 ...attributes,
@@ -288,13 +289,14 @@ export class OtelTracing implements PipelineTracing {
     end: number,
     later: boolean,
   ): void {
+    const ids = this.ids.ofEvent(eventId);
     this.record(
       {
         name: 'event.route',
         kind: SpanKind.INTERNAL,
-        traceId: this.ids.trace(eventId),
-        parent: this.ids.ingest(eventId),
-        spanId: this.ids.routing(eventId),
+        traceId: ids.trace,
+        parent: ids.ingest,
+        spanId: ids.routing,
         start,
         attributes: {
           'portico.event.id': eventId,
