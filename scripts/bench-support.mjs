@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postWebhook } from '@portico/platform';
@@ -325,18 +326,44 @@ export function startServer(env) {
   });
 }
 
-/** `call(method, path, body?, token?)`: one API request; throws with the error answer unless 2xx. */
+/**
+ * `call(method, path, body?, token?)`: one API request; throws with the error answer unless 2xx.
+ * Sent with `node:http` over kept-alive connections, not `fetch`: the benchmark shares the machine's
+ * two cores with the server it measures, and `fetch` cost this process about 4 times the CPU per
+ * request (undici's streams and its parser; BENCHMARKS.md, "The benchmark's own sender").
+ */
 export function apiCaller(url, adminToken) {
-  return async (method, path, body, token = adminToken) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+  // An idle connection is dropped a second before the server would close it (its `Keep-Alive:
+  // timeout` hint, honoured when the agent has a timeout), so a request never meets a closing one.
+  const agent = new http.Agent({ keepAlive: true, timeout: 30_000 });
+  return (method, path, body, token = adminToken) =>
+    new Promise((resolve, reject) => {
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      const headers = { authorization: `Bearer ${token}` };
+      if (text !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(text);
+      }
+      const request = http.request(`${url}${path}`, { method, headers, agent }, (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          let answer;
+          try {
+            answer = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            reject(new Error(`${method} ${path}: ${response.statusCode}, not JSON`));
+            return;
+          }
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status > 299) reject(new Error(`${method} ${path}: ${status} ${JSON.stringify(answer)}`));
+          else resolve(answer);
+        });
+      });
+      request.on('error', reject);
+      request.end(text);
     });
-    const answer = await response.json();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
 }
 
 /**
