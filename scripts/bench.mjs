@@ -1,6 +1,6 @@
 // Portico's benchmarks: `npm run bench` runs them on the built packages and rewrites BENCHMARKS.md.
 import { createHmac } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { loadManifest, parseManifest } from '@portico/manifest';
 import { createComponent, createIntegration, decodeEnvelope, encodeEnvelope } from '@portico/runtime';
@@ -13,6 +13,7 @@ import { benchDispatch } from './bench-dispatch.mjs';
 import { benchIdleMemory, IDLE_SETTINGS } from './bench-idle-memory.mjs';
 import { benchObservability, OBSERVABILITY_SETTINGS, observabilityRows } from './bench-observability.mjs';
 import { benchPeers, PEER_SETTINGS, peerRows } from './bench-peers.mjs';
+import { withHandWrittenSections } from './benchmarks-file.mjs';
 
 const exampleDir = new URL('../examples/hello-world/', import.meta.url);
 const exampleText = readFileSync(new URL('platform-manifest.yaml', exampleDir), 'utf8');
@@ -292,7 +293,8 @@ const report = `# Benchmarks
 Written by \`npm run bench\` (scripts/bench.mjs) on the built packages; each figure is the best of
 three rounds after a warm-up, in one process. Speed targets live here, never in timed unit tests.
 This machine is a shared 2-core VM: absolute figures move by up to 2x from run to run, so compare
-the ratios, which are measured against a baseline in the same run.
+the ratios, which are measured against a baseline in the same run. The sections before "API"
+measure one change each, with their dates; they are written by hand, and \`npm run bench\` keeps them.
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Machine: ${machine}
@@ -526,5 +528,8 @@ request, and at the end; counts since the run began):
 |---|---|---|
 ${scrapeRows.join('\n')}
 `;
-writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), report);
+// Sections written by hand (one change's measurements, dated) stay; the report's own are replaced.
+const benchmarksFile = new URL('../BENCHMARKS.md', import.meta.url);
+const previous = existsSync(benchmarksFile) ? readFileSync(benchmarksFile, 'utf8') : undefined;
+writeFileSync(benchmarksFile, withHandWrittenSections(report, previous));
 console.log('wrote BENCHMARKS.md');
