@@ -5,32 +5,14 @@
 //   touches from ingest to receipt) is timed in this process and set beside the CPU the server
 //   spends per delivered event with tracing off.
 // - Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: the delivery benchmark's throughput
-//   runs alternate off and on (exporting to an OTLP/HTTP receiver on 127.0.0.1 run here), on each
-//   back end, so both meet the machine in the same state; odd rounds run off first, even rounds on
+//   runs alternate off and on (exporting to an OTLP/HTTP receiver on 127.0.0.1, in a process of
+//   its own), on each back end, so both meet the machine in the same state; odd rounds run off first, even rounds on
 //   first, so neither always meets what the run before it left. Tracing's own work per event (its
-//   four spans made, batched, encoded and sent to a receiver in another process) is also timed in
-//   this process, all its threads counted, and set beside the server's CPU per delivered event.
+//   four spans made, batched, encoded and sent to the same receiver) is also timed in this process, all its threads counted, and set beside the server's CPU per delivered event.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { benchDeliveries } from './bench-deliveries.mjs';
 
 export const OBSERVABILITY_SETTINGS = { rounds: 2, events: 2000 };
-
-/** An OTLP/HTTP receiver: answers every export 200 and counts them and their bytes. */
-async function otlpReceiver() {
-  const seen = { requests: 0, bytes: 0 };
-  const server = createServer((req, res) => {
-    req.on('data', (chunk) => {
-      seen.bytes += chunk.length;
-    });
-    req.on('end', () => {
-      if (req.url === '/v1/traces') seen.requests++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, seen, close: () => server.close() };
-}
 
 /** Microseconds of metrics work per delivered event: what ingest, dispatch and the attempt record. */
 async function metricsMicrosPerEvent() {
@@ -105,10 +87,9 @@ async function otlpReceiverProcess() {
  * of 50, 10,000 a second at most, so the batch processor never drops a span (checked: every
  * attempt span reaches the receiver). Set against the same loop with tracing off.
  */
-async function tracingMicrosPerEvent() {
+async function tracingMicrosPerEvent(receiver) {
   const { startTracing } = await import('../packages/platform/dist/observability/start-tracing.js');
   const { tracingFromEnv } = await import('../packages/platform/dist/observability/tracing.js');
-  const receiver = await otlpReceiverProcess();
   const settings = tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
   const tracing = await startTracing(settings, Buffer.alloc(32, 7), { version: 'bench' });
   const type = 'space_content_updated';
@@ -161,7 +142,6 @@ async function tracingMicrosPerEvent() {
     return costs.sort((a, b) => a - b)[1];
   } finally {
     await tracing.close();
-    receiver.close();
   }
 }
 
@@ -169,30 +149,32 @@ export async function benchObservability(options = {}) {
   const o = { ...OBSERVABILITY_SETTINGS, ...options };
   const metricsMicros = await metricsMicrosPerEvent();
   console.log(`  metrics: ${metricsMicros.toFixed(2)} µs of counters and histograms per delivered event`);
-  const tracingMicros = await tracingMicrosPerEvent();
-  console.log(`  tracing: ${tracingMicros.toFixed(1)} µs of CPU per event (four spans, made and exported)`);
-  const receiver = await otlpReceiver();
+  // One receiver for both: the timed loop's and the servers' spans.
+  const receiver = await otlpReceiverProcess();
   const runs = [];
+  let tracingMicros;
   try {
+    tracingMicros = await tracingMicrosPerEvent(receiver);
+    console.log(`  tracing: ${tracingMicros.toFixed(1)} µs of CPU per event (four spans, made and exported)`);
     for (let round = 1; round <= o.rounds; round++) {
       for (const tracing of round % 2 === 1 ? [false, true] : [true, false]) {
         const env = tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'portico-bench' } : {};
-        const exportsBefore = receiver.seen.requests;
+        const spansBefore = await receiver.attempts();
         const results = await benchDeliveries({ throughputOnly: true, events: o.events, env });
         for (const r of results) {
-          runs.push({ round, tracing, ...r, exports: receiver.seen.requests - exportsBefore });
+          runs.push({ round, tracing, ...r });
           console.log(
             `  ${r.label}, tracing ${tracing ? 'on' : 'off'}, round ${round}: ${Math.round(r.endToEnd)} / s, ${(r.singleCpu.server / 1000).toFixed(2)} ms server CPU per event`,
           );
         }
-        if (tracing && receiver.seen.requests === exportsBefore)
+        if (tracing && (await receiver.attempts()) === spansBefore)
           throw new Error('tracing on, but no span reached the OTLP receiver');
       }
     }
   } finally {
     receiver.close();
   }
-  return { metricsMicros, tracingMicros, runs, exportedBytes: receiver.seen.bytes };
+  return { metricsMicros, tracingMicros, runs };
 }
 
 /** Geometric mean and range of ratios. */
