@@ -22,13 +22,14 @@ import {
   sleep,
   startServer,
   stopServer,
+  warmUp,
 } from './bench-support.mjs';
 
 export const DELIVERY_SETTINGS = {
   /** Events per end-to-end throughput run (one per request, then in batches). */
   events: 2000,
-  /** Events sent (in one batch) and delivered before anything is measured. */
-  warmup: 200,
+  /** Events sent in batches, then as many one per request, and delivered before anything is measured (warmUp). */
+  warmup: 3000,
   /** Concurrent senders of single events (each waits for its answer before the next). */
   senders: 8,
   /** Events per `POST /v1/events/batch` request (the route takes up to 1,000). */
@@ -119,10 +120,7 @@ async function benchBackend(label, env, o) {
     const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
     await call('PATCH', `/v1/installations/${space}/configuration`, { url: hook, space_content_updated: true });
 
-    // A warm-up: the server's code compiled and its caches filled, as in a server that has run a while.
-    const warmIds = Array.from({ length: o.warmup }, (_, i) => `warm_${i}`);
-    await call('POST', '/v1/events/batch', { events: warmIds.map((id) => event(id)) });
-    await untilReceived(warmIds, 'the warm-up');
+    await warmUp({ call, paths: { single: '/v1/events', batch: '/v1/events/batch' }, event, untilReceived, ...o });
 
     // Throughput, one event per request: `events` events from `senders` senders, until the last is received.
     const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);

@@ -26,6 +26,7 @@ import {
   receivedBy,
   sendSteadily,
   stopChild,
+  warmUp,
   withPostgresDatabase,
 } from './bench-support.mjs';
 
@@ -105,9 +106,7 @@ async function measurePeer(label, o, peerEnv, store) {
         throw new Error(`${label}: ${what}: not every delivery arrived within ${DRAIN_LIMIT_MS / 1000} s`);
     };
 
-    const warmIds = Array.from({ length: o.warmup }, (_, i) => `warm_${i}`);
-    await call('POST', '/events/batch', { events: warmIds.map((id) => event(id)) });
-    await untilReceived(warmIds, 'the warm-up');
+    await warmUp({ call, paths: { single: '/events', batch: '/events/batch' }, event, untilReceived, ...o });
 
     // One event per request: `events` events from `senders` senders, until the last is received.
     const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);
@@ -387,7 +386,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ? { steps: [], noisySeconds: 3 }
     : {
         events: Number(process.env.PORTICO_BENCH_EVENTS ?? 500),
-        warmup: 100,
+        warmup: 1000,
         batchSize: 250,
         steadySeconds: Number(process.env.PORTICO_BENCH_STEADY_SECONDS ?? 3),
         steps: [100],

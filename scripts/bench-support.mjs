@@ -77,6 +77,29 @@ export async function receivedBy(received, ids, until) {
   return missing.length === 0;
 }
 
+/**
+ * The warm-up before anything is measured, the same for Portico and its peers: `warmup` events in
+ * requests of `batchSize`, then as many one per request from `senders` senders, each run until the
+ * last is received. Both ingest paths run thousands of times first, so their code is compiled and
+ * their caches are filled, as in a server that has run a while: after 200 events in one batch only,
+ * Portico's first 2,000 events one per request cost it 1.3 ms of CPU each, against 0.7 ms once
+ * 4,000 had gone (2026-11-27; BENCHMARKS.md "The warm-up").
+ */
+export async function warmUp({ call, paths, event, warmup, batchSize, senders, untilReceived }) {
+  const batchIds = Array.from({ length: warmup }, (_, i) => `warm_batch_${i}`);
+  for (let i = 0; i < batchIds.length; i += batchSize)
+    await call('POST', paths.batch, { events: batchIds.slice(i, i + batchSize).map((id) => event(id)) });
+  await untilReceived(batchIds, 'the warm-up in batches');
+  const singleIds = Array.from({ length: warmup }, (_, i) => `warm_single_${i}`);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: senders }, async () => {
+      while (next < singleIds.length) await call('POST', paths.single, event(singleIds[next++]));
+    }),
+  );
+  await untilReceived(singleIds, 'the warm-up one per request');
+}
+
 /** Latencies (scheduled send → receipt) of a steady run, sorted; one never received counts as Infinity. */
 export function latenciesOf(received, ids, scheduled) {
   return ids.map((id, i) => (received.get(id) ?? Number.POSITIVE_INFINITY) - scheduled[i]).sort((a, b) => a - b);

@@ -355,7 +355,7 @@ latency is from the scheduled send to the receiver's work, so a late send counts
 
 ### Throughput
 
-After a warm-up (${count(D.warmup)} events in one batch, delivered), ${count(D.events)} events until the last delivery is received: one per request from ${D.senders} senders (each waits for
+After a warm-up (${count(D.warmup)} events in batches of ${count(D.batchSize)}, then as many one per request, all delivered), ${count(D.events)} events until the last delivery is received: one per request from ${D.senders} senders (each waits for
 its answer before sending the next), then the same number in \`POST /v1/events/batch\` requests of
 ${count(D.batchSize)}, sent at once.
 
@@ -470,7 +470,7 @@ validated, one delivery job enqueued per event; one event per request, and a bat
 it with the engine's HTTP client to the same verifying receiver, ${PEER_SETTINGS.concurrency} at a time (the engine's default cap
 per destination), 4 attempts with backoff: BullMQ on Redis, and graphile-worker on PostgreSQL (a
 database of its own). Each peer runs as a child process and is loaded exactly as Portico is in the delivery
-runs above: a warm-up of ${count(D.warmup)} events in one batch, ${count(D.events)} events one per request from ${D.senders} senders, the same number
+runs above: a warm-up of ${count(D.warmup)} events in batches and as many one per request, ${count(D.events)} events one per request from ${D.senders} senders, the same number
 in batches of ${count(D.batchSize)} sent at once, each until the last is received; then ${D.steadyRate} events / s for ${D.steadySeconds} s, one per
 request, for the latency from the scheduled send to receipt. Portico's rows are its delivery runs above.
 
