@@ -42,12 +42,14 @@ export class PlatformApiError extends Error {
 }
 
 /**
- * `fetcher` is how requests reach the API: the global fetch by default, or a Workers-style
- * service binding the host gives the integration (`env.PORTICO_API`), which skips the network.
+ * `fetcher` is how requests reach the API, called as `fetch(url, init)` is: the global fetch by
+ * default, or a Workers-style service binding the host gives the integration (`env.PORTICO_API`),
+ * which skips the network. No `Request` is built here: a binding in the platform's own process
+ * reads the call's JSON body as it is given (building one was 4 % of the server's CPU per event).
  */
 export function createPlatformApi(
   environment: Pick<Environment, 'apiEndpoint' | 'apiTokens' | 'id'>,
-  fetcher: (request: Request) => Promise<Response> = (request) => fetch(request),
+  fetcher: (url: string, init: RequestInit) => Promise<Response> = (url, init) => fetch(url, init),
 ): PlatformApi {
   // Read lazily and defensively: an event that never calls the API needs none of this.
   const base = String(environment.apiEndpoint ?? '').replace(/\/+$/, '');
@@ -63,7 +65,7 @@ export function createPlatformApi(
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${environment.apiTokens?.installation ?? ''}`);
     if (init.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    return fetcher(new Request(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers }));
+    return fetcher(`${base}${path.startsWith('/') ? path : `/${path}`}`, { ...init, headers });
   };
 
   const json = async <T>(path: string, init?: RequestInit): Promise<T> => {

@@ -174,8 +174,10 @@ describe('events', () => {
 describe('the platform API from an event handler', () => {
   it("goes through the host's service binding (env.PORTICO_API) when there is one", async () => {
     const seen: string[] = [];
+    // Called as fetch is (a Workers binding takes both forms): the SDK passes the URL and the init.
     const binding = {
-      fetch: async (request: Request) => {
+      fetch: async (input: RequestInfo, init?: RequestInit) => {
+        const request = new Request(input, init);
         seen.push(`${request.method} ${request.url} ${request.headers.get('authorization')}`);
         return Response.json({
           id: 'inst_1',

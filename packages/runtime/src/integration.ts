@@ -256,11 +256,11 @@ function failure(error: unknown, event: PlatformEvent): Response {
 }
 
 /** A Workers-style service binding to the platform API (`env.PORTICO_API`), when the host gives one. */
-function apiBinding(env: unknown): ((request: Request) => Promise<Response>) | undefined {
+function apiBinding(env: unknown): ((url: string, init: RequestInit) => Promise<Response>) | undefined {
   const binding = isObject(env) ? env.PORTICO_API : undefined;
   if (isObject(binding) && typeof binding.fetch === 'function') {
-    const fetcher = binding.fetch as (request: Request) => Promise<Response>;
-    return (request) => fetcher.call(binding, request);
+    const fetcher = binding.fetch as (url: string, init: RequestInit) => Promise<Response>;
+    return (url, init) => fetcher.call(binding, url, init);
   }
   return undefined;
 }

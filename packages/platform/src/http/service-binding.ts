@@ -25,28 +25,53 @@ export interface ServiceBindingOptions {
   app: { fetch(request: Request): Response | Promise<Response> };
 }
 
+/** A call as the binding reads it: from a `Request`, or from `fetch(url, init)`'s arguments as given. */
+interface Call {
+  method: string;
+  url: string;
+  headers: Headers;
+  json(): Promise<unknown>;
+}
+
+/**
+ * `fetch(url, init)` with a text body (what the SDK's API client sends) is read as it is; building
+ * a `Request` from it was 4 % of the server's CPU per delivered event. Anything else becomes one.
+ */
+function callOf(input: Request | string | URL, init: RequestInit | undefined): Call | Request {
+  if (typeof input !== 'string' || (init?.body != null && typeof init.body !== 'string'))
+    return new Request(input, init);
+  const body = init?.body ?? undefined;
+  return {
+    method: (init?.method ?? 'GET').toUpperCase(),
+    url: input,
+    headers: init?.headers instanceof Headers ? init.headers : new Headers(init?.headers),
+    json: async () => JSON.parse(body ?? ''),
+  };
+}
+
 /** A `fetch` for an in-process integration's binding; `grant` when it serves an event dispatch. */
 export function serviceBinding(options: ServiceBindingOptions, grant?: DispatchGrant) {
   const { ctx, adminToken, app } = options;
-  const principal = (request: Request): Promise<Principal> | Principal => {
-    const header = request.headers.get('authorization') ?? undefined;
+  const principal = (call: Call): Promise<Principal> | Principal => {
+    const header = call.headers.get('authorization') ?? undefined;
     if (grant !== undefined && header === `Bearer ${grant.token}`) return grant.principal;
     return principalOf(ctx, credentialsOf(adminToken, header));
   };
   return {
-    async fetch(request: Request): Promise<Response> {
-      const match = request.method === 'POST' ? DELIVERIES.exec(new URL(request.url).pathname) : null;
-      if (match === null) return app.fetch(request);
+    async fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+      const call = callOf(input, init);
+      const match = call.method === 'POST' ? DELIVERIES.exec(new URL(call.url).pathname) : null;
+      if (match === null) return app.fetch(call instanceof Request ? call : new Request(input, init));
       try {
-        const input = DeliveryInput.safeParse(await request.json().catch(() => undefined));
-        if (!input.success)
-          throw new DomainError('invalid', 'invalid_request', describeValidationError('json', input.error));
+        const parsed = DeliveryInput.safeParse(await call.json().catch(() => undefined));
+        if (!parsed.success)
+          throw new DomainError('invalid', 'invalid_request', describeValidationError('json', parsed.error));
         const installationId = decodeURIComponent(match[1] as string);
         const answer = await requestDelivery(
           ctx,
-          await principal(request),
+          await principal(call),
           installationId,
-          input.data,
+          parsed.data,
           // What the dispatch read of the installation's endpoints, when the call is its own.
           grant?.principal.installationId === installationId ? grant.deliveryTargets : undefined,
         );
