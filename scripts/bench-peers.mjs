@@ -9,7 +9,10 @@
 // PORTICO_BENCH_STEADY_SECONDS shrink it further.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import { DELIVERY_SETTINGS } from './bench-deliveries.mjs';
@@ -17,6 +20,7 @@ import {
   apiCaller,
   cpuMs,
   cpuPerEvent,
+  endingWithUs,
   latenciesOf,
   percentile,
   perEvent,
@@ -25,6 +29,7 @@ import {
   postgresUrl,
   receivedBy,
   sendSteadily,
+  sleep,
   stopChild,
   warmUp,
   withPostgresDatabase,
@@ -201,14 +206,14 @@ async function redisStore(redis) {
   };
 }
 
-async function benchBullmq(o) {
+async function benchBullmq(o, label = 'BullMQ') {
   let bullmq;
   let Redis;
   try {
     bullmq = await import('bullmq');
     ({ Redis } = await import('ioredis'));
   } catch (error) {
-    return { label: 'BullMQ', skipped: `bullmq or ioredis is not installed (${error.message})` };
+    return { label, skipped: `bullmq or ioredis is not installed (${error.message})` };
   }
   const redis = new Redis(o.redisUrl, {
     lazyConnect: true,
@@ -222,13 +227,13 @@ async function benchBullmq(o) {
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    return { label: 'BullMQ', skipped: `Redis at ${o.redisUrl} is not reachable (${error.message})` };
+    return { label, skipped: `Redis at ${o.redisUrl} is not reachable (${error.message})` };
   }
   const name = `portico-peer-${randomBytes(4).toString('hex')}`;
   try {
     const store = await redisStore(redis);
     const result = await measurePeer(
-      'BullMQ',
+      label,
       o,
       { PEER_QUEUE: 'bullmq', PEER_QUEUE_NAME: name, PEER_REDIS_URL: o.redisUrl },
       { cpu: store.cpu, activity: store.activity },
@@ -274,10 +279,80 @@ async function benchGraphileWorker(o) {
   });
 }
 
-/** Both peers, with the delivery benchmark's load (`DELIVERY_SETTINGS`, overridden by `options`). */
+/** The label of BullMQ on a Redis that syncs its append-only file before it answers. */
+export const DURABLE_BULLMQ = 'BullMQ, fsync always';
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * BullMQ with the guarantee Portico gives (an acknowledged event is on disk): a Redis of its own,
+ * started here, that appends every write to its append-only file and syncs it before answering
+ * (`appendfsync always`), as the machine's Redis (no append-only file) does not. Skipped when
+ * `redis-server` cannot be started.
+ */
+async function benchDurableBullmq(o) {
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-redis-'));
+  const port = await freePort();
+  const command = endingWithUs([
+    'redis-server',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+  ]);
+  const redis = spawn(command[0], command.slice(1), { stdio: 'ignore' });
+  const exited = new Promise((resolve) => redis.once('exit', resolve));
+  redis.once('error', () => {});
+  try {
+    const { Redis } = await import('ioredis');
+    const url = `redis://127.0.0.1:${port}`;
+    const until = performance.now() + 10_000;
+    for (;;) {
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => {});
+      const up = await probe
+        .connect()
+        .then(() => probe.ping())
+        .then(
+          () => true,
+          () => false,
+        );
+      probe.disconnect();
+      if (up) break;
+      if (redis.exitCode !== null || performance.now() > until)
+        return { label: DURABLE_BULLMQ, skipped: 'redis-server could not be started here' };
+      await sleep(50);
+    }
+    return await benchBullmq({ ...o, redisUrl: url }, DURABLE_BULLMQ);
+  } finally {
+    redis.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The peers, with the delivery benchmark's load (`DELIVERY_SETTINGS`, overridden by `options`). */
 export async function benchPeers(options = {}) {
   const o = { ...DELIVERY_SETTINGS, ...PEER_SETTINGS, ...options };
-  const peers = [await benchBullmq(o), await benchGraphileWorker(o)];
+  const peers = [await benchBullmq(o), await benchDurableBullmq(o), await benchGraphileWorker(o)];
   for (const r of peers) if (r.skipped) console.warn(`  ${r.label} not measured: ${r.skipped}`);
   return peers;
 }
@@ -323,8 +398,10 @@ export function peerRows(delivery, peers, batchSize) {
       systems.push(`| ${p.label}: not measured (${p.skipped}) | — | — | — | — | — | — |`);
       continue;
     }
-    const redis = p.label === 'BullMQ';
-    const name = `HTTP ingest → ${p.label} ${p.version ?? ''} on ${p.store} → signed POST`;
+    const redis = p.store?.startsWith('Redis');
+    const on = redis ? `${p.store} (${p.durability})` : p.store;
+    const queue = redis ? 'BullMQ' : p.label;
+    const name = `HTTP ingest → ${queue} ${p.version ?? ''} on ${on} → signed POST`;
     for (const [batch, run] of [
       [false, p.single],
       [true, p.batch],
@@ -351,6 +428,7 @@ export function peerRatios(delivery, peers) {
   const ratios = [];
   for (const [store, name] of [
     ['SQLite', 'BullMQ'],
+    ['SQLite', DURABLE_BULLMQ],
     ['PostgreSQL', 'graphile-worker'],
   ]) {
     const a = portico[store];

@@ -235,7 +235,7 @@ const loadMemoryRows = deliveryResults.map(
 for (const row of [...throughputRows, ...latencyRows, ...sustainedRows, ...noisyRows, ...loadMemoryRows])
   console.log(row);
 
-// The peers right after Portico's delivery runs, so all four meet the machine in the same state.
+// The peers right after Portico's delivery runs, so all of them meet the machine in the same state.
 console.log('Peers (HTTP ingest → BullMQ on Redis, and → graphile-worker on PostgreSQL → signed POST)…');
 const peerResults = await benchPeers();
 const peerTable = peerRows(deliveryResults, peerResults, D.batchSize);
@@ -468,7 +468,9 @@ What a team would build instead of Portico, measured beside it in this run with 
 validated, one delivery job enqueued per event; one event per request, and a batch route taking up to
 1,000) and, in the same process, a worker that signs each delivery with \`@portico/webhooks\` and POSTs
 it with the engine's HTTP client to the same verifying receiver, ${PEER_SETTINGS.concurrency} at a time (the engine's default cap
-per destination), 4 attempts with backoff: BullMQ on Redis, and graphile-worker on PostgreSQL (a
+per destination), 4 attempts with backoff: BullMQ on the machine's Redis, BullMQ again on a Redis
+started for the run that syncs its append-only file before it answers (\`appendfsync always\`: an
+acknowledged event is on disk, Portico's guarantee), and graphile-worker on PostgreSQL (a
 database of its own). Each peer runs as a child process and is loaded exactly as Portico is in the delivery
 runs above: a warm-up of ${count(D.warmup)} events in batches and as many one per request, ${count(D.events)} events one per request from ${D.senders} senders, the same number
 in batches of ${count(D.batchSize)} sent at once, each until the last is received; then ${D.steadyRate} events / s for ${D.steadySeconds} s, one per
@@ -477,13 +479,13 @@ request, for the latency from the scheduled send to receipt. Portico's rows are 
 CPU per delivered event is read from \`/proc\`: the server's process tree (Portico's, or the peer's),
 plus its store's: PostgreSQL's (the backends of the run's database and the server's shared processes)
 or Redis's (its pid from \`INFO server\`). The benchmark process (senders and receiver), the same work
-for all four, is left out. Redis and PostgreSQL's shared processes serve the whole machine, so another
+for all of them, is left out. Redis and PostgreSQL's shared processes serve the whole machine, so another
 client's work in the same seconds counts too.
 Store operations per event: Redis commands from \`INFO commandstats\` (those BullMQ's Lua scripts run
 included); for PostgreSQL, transactions and rows from \`pg_stat_database\` for the run's database
 (\`pg_stat_statements\` is not loaded here), read 2.5 s after each run so every backend has reported.
 The peers do less than Portico: no duplicate \`eventId\` check, no routing, no integration, no delivery
-log${bullmq && !bullmq.skipped ? `; and Redis here runs with ${bullmq.durability}, so BullMQ's acknowledged events are not durable as Portico's are (synced before the answer)` : ''}.
+log${bullmq && !bullmq.skipped ? `; and the machine's Redis runs with ${bullmq.durability}, so the first BullMQ rows' acknowledged events are not durable as Portico's are (synced before the answer)` : ''}.
 
 | System | Events in | Deliveries / s | CPU per delivered event | Store operations per event | p50 ingest→receipt at ${D.steadyRate} / s | p99 |
 |---|---|---|---|---|---|---|
