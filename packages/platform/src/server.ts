@@ -106,6 +106,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const writes = new GroupCommit(database.db, {
     ...groupCommitOptions(database.dialect),
     onBatch: (size) => metrics.batchCommitted(size),
+    beforeWrites: database.beforeWrites,
   });
   const ctx: ServiceContext = {
     db: database.db,

@@ -3,7 +3,7 @@
  * PostgreSQL when the URL says `postgres://`. Both sit behind one Kysely instance, so the
  * repositories have a single code path.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -24,6 +24,11 @@ export interface OpenDatabase {
   durability: Durability;
   /** PostgreSQL: the pool's connections now (metrics); undefined on SQLite. */
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
+  /**
+   * SQLite: before a transaction of writes, what it must wait for, if anything: the log copied
+   * into the database once it has grown past its limit (wal-checkpointer.ts). Undefined: nothing.
+   */
+  beforeWrites?(): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -39,9 +44,15 @@ export interface DatabaseLocation {
   onIdleConnectionError?: (error: Error) => void;
   /** SQLite: told when the checkpoint thread failed; commits checkpoint again from then on (wal-checkpointer.ts). */
   onCheckpointerFailure?: (error: Error) => void;
+  /** SQLite: the log's size past which writes wait for it to be started again (default `WAL_LIMIT_BYTES`). */
+  walLimitBytes?: number;
 }
 
 const MAX_CACHED_STATEMENTS = 500;
+/** The SQLite log's size past which writes wait for it to be copied into the database and started again. */
+export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+/** How often, at most, a write looks at the log's size. */
+const WAL_LOOK_MS = 10;
 /** PostgreSQL's `feature_not_supported`, which it answers when a prepared statement's result type changed. */
 const PLAN_CHANGED = '0A000';
 
@@ -51,10 +62,14 @@ export function isPostgresUrl(url: string | undefined): url is string {
 
 export function openDatabase(location: DatabaseLocation): OpenDatabase {
   if (isPostgresUrl(location.url)) return openPostgres(location.url, location.onIdleConnectionError);
-  return openSqlite(location.sqliteFile, location.onCheckpointerFailure);
+  return openSqlite(location.sqliteFile, location.onCheckpointerFailure, location.walLimitBytes);
 }
 
-function openSqlite(file: string, onCheckpointerFailure: (error: Error) => void = () => {}): OpenDatabase {
+function openSqlite(
+  file: string,
+  onCheckpointerFailure: (error: Error) => void = () => {},
+  walLimitBytes = WAL_LIMIT_BYTES,
+): OpenDatabase {
   mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -67,10 +82,30 @@ function openSqlite(file: string, onCheckpointerFailure: (error: Error) => void 
   // Checkpoints run on a thread of their own (wal-checkpointer.ts), never in a commit here; should
   // that thread fail, commits checkpoint again (SQLite's default, every 1,000 pages of log).
   sqlite.pragma('wal_autocheckpoint = 0');
-  const checkpointer = startWalCheckpointer(file, (error) => {
-    if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
-    onCheckpointerFailure(error);
-  });
+  // Started again from its beginning, the log is cut back to this size.
+  sqlite.pragma(`journal_size_limit = ${walLimitBytes}`);
+  const checkpointer = startWalCheckpointer(
+    file,
+    (error) => {
+      if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+      onCheckpointerFailure(error);
+    },
+  );
+  // Checkpoints on the thread never find the whole log copied while commits go on without a
+  // pause: past its limit, the next writes wait until it is (wal-checkpointer.ts).
+  let lookedAt = 0;
+  const beforeWrites = () => {
+    const now = performance.now();
+    if (now - lookedAt < WAL_LOOK_MS) return undefined;
+    lookedAt = now;
+    let size = 0;
+    try {
+      size = statSync(`${file}-wal`).size;
+    } catch {
+      return undefined;
+    }
+    return size > walLimitBytes ? checkpointer.catchUp() : undefined;
+  };
   // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
   // statements are kept, keyed by their SQL (the queries are few and fixed). Every statement
   // passes here, so this is also where writes are counted (for durability.ts).
@@ -113,6 +148,7 @@ function openSqlite(file: string, onCheckpointerFailure: (error: Error) => void 
     dialect: 'sqlite',
     sqlite,
     durability,
+    beforeWrites,
     close: async () => {
       await checkpointer.close();
       await durability.close();

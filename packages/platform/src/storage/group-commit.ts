@@ -74,6 +74,8 @@ export class GroupCommit {
       autocommit?: boolean;
       /** Told the size of each batch taken for a transaction (metrics). */
       onBatch?: (size: number) => void;
+      /** What a transaction must wait for before it starts, if anything (`OpenDatabase.beforeWrites`). */
+      beforeWrites?: (() => Promise<void> | undefined) | undefined;
     } = {},
   ) {
     this.maxBatch = options.maxBatch ?? 500;
@@ -82,6 +84,7 @@ export class GroupCommit {
     this.optimistic = options.optimistic ?? false;
     this.autocommit = options.autocommit ?? false;
     this.onBatch = options.onBatch;
+    this.beforeWrites = options.beforeWrites;
   }
 
   private readonly maxBatch: number;
@@ -90,6 +93,7 @@ export class GroupCommit {
   private readonly optimistic: boolean;
   private readonly autocommit: boolean;
   private readonly onBatch: ((size: number) => void) | undefined;
+  private readonly beforeWrites: (() => Promise<void> | undefined) | undefined;
   /** Batches run again with savepoints because a write failed without them, for tests. */
   rerun = 0;
 
@@ -137,6 +141,9 @@ export class GroupCommit {
     // Let the writes of this turn of the event loop join the first transaction.
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
+      // (Writes that arrive meanwhile join the next transaction.)
+      const wait = this.beforeWrites?.();
+      if (wait) await wait;
       if (this.queue.length > this.maxBatch) this.kick();
       const batch = this.queue.splice(0, this.maxBatch);
       this.onBatch?.(batch.length);

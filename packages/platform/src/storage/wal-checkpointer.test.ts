@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenDatabase, openDatabase } from './database.js';
+import { GroupCommit, groupCommitOptions } from './group-commit.js';
 import { migrate } from './migrate.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
@@ -62,4 +63,61 @@ describe('SQLite checkpoints on their own thread', () => {
     await checkpointer?.close();
     expect(failure.message).toMatch(/directory does not exist/);
   });
+});
+
+describe('the SQLite log under writes that never pause', () => {
+  let database: OpenDatabase | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await database?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The log's largest size while four writers commit back to back for `ms`, through group commit. */
+  async function largestLog(bounded: boolean, ms: number): Promise<number> {
+    dir = await mkdtemp(join(tmpdir(), 'portico-wal-'));
+    const file = join(dir, 'portico.db');
+    database = openDatabase({ sqliteFile: file, walLimitBytes: 1024 * 1024 });
+    await migrate(database);
+    const writes = new GroupCommit(database.db, {
+      ...groupCommitOptions('sqlite'),
+      beforeWrites: bounded ? database.beforeWrites : undefined,
+    });
+    const payload = 'x'.repeat(2000);
+    const until = performance.now() + ms;
+    let largest = 0;
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (performance.now() < until) {
+          const rows = Array.from({ length: 10 }, () => ({
+            event_id: `e${n++}`,
+            type: 't',
+            payload,
+            received_at: 0,
+            routed_at: null,
+          }));
+          await writes.run((trx) => trx.insertInto('events').values(rows).execute());
+          largest = Math.max(largest, statSync(`${file}-wal`).size);
+        }
+      }),
+    );
+    expect(
+      await database.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst(),
+    ).toEqual({ n });
+    return largest;
+  }
+
+  it('grows while checkpoints never catch up, and stays bounded when the writes wait for one past the limit', async () => {
+    // Without waiting, commits go on while every checkpoint runs: the log only grows.
+    expect(await largestLog(false, 1500)).toBeGreaterThan(8 * 1024 * 1024);
+    await database?.close();
+    database = undefined;
+    // Waiting: past 1 MiB the writes pause for a checkpoint that copies the whole log, the next
+    // commit starts it again, and the file is cut back to the limit.
+    expect(await largestLog(true, 1500)).toBeLessThan(8 * 1024 * 1024);
+  }, 20_000);
 });
