@@ -84,13 +84,10 @@ function openSqlite(
   sqlite.pragma('wal_autocheckpoint = 0');
   // Started again from its beginning, the log is cut back to this size.
   sqlite.pragma(`journal_size_limit = ${walLimitBytes}`);
-  const checkpointer = startWalCheckpointer(
-    file,
-    (error) => {
-      if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
-      onCheckpointerFailure(error);
-    },
-  );
+  const checkpointer = startWalCheckpointer(file, (error) => {
+    if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+    onCheckpointerFailure(error);
+  });
   // Checkpoints on the thread never find the whole log copied while commits go on without a
   // pause: past its limit, the next writes wait until it is (wal-checkpointer.ts).
   let lookedAt = 0;
