@@ -63,15 +63,6 @@ describe('SQLite checkpoints on their own thread', () => {
     await checkpointer?.close();
     expect(failure.message).toMatch(/directory does not exist/);
   });
-});
-
-describe('the SQLite log under writes that never pause', () => {
-  let database: OpenDatabase | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    await database?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
 
   /** The log's largest size while four writers commit back to back for `ms`, through group commit. */
   async function largestLog(bounded: boolean, ms: number): Promise<number> {
@@ -116,6 +107,7 @@ describe('the SQLite log under writes that never pause', () => {
     expect(await largestLog(false, 1500)).toBeGreaterThan(8 * 1024 * 1024);
     await database?.close();
     database = undefined;
+    await rm(dir as string, { recursive: true, force: true });
     // Waiting: past 1 MiB the writes pause for a checkpoint that copies the whole log, the next
     // commit starts it again, and the file is cut back to the limit.
     expect(await largestLog(true, 1500)).toBeLessThan(8 * 1024 * 1024);
