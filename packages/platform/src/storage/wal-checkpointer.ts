@@ -24,8 +24,8 @@ export interface WalCheckpointer {
   /** Stops the thread; resolves once it has ended. */
   close(): Promise<void>;
   /**
-   * Copies the whole log into the database now, so the next commit starts it again; resolves when
-   * that is done, or could not be (the caller asks again later). No write may start meanwhile.
+   * Checkpoints now; with no write meanwhile that copies the whole log, so the next commit starts it
+   * again. Resolves once the checkpoint has run (or could not: the caller asks again later).
    */
   catchUp(): Promise<void>;
 }
@@ -46,17 +46,15 @@ export function startWalCheckpointer(
   worker.unref();
   let closing = false;
   let failed = false;
-  /** The catch-up under way: told whether it copied the whole log. */
-  let caughtUp: ((done: boolean) => void) | undefined;
+  /** Ends the catch-up under way. */
+  let caughtUp: (() => void) | undefined;
   const fail = (error: Error) => {
-    caughtUp?.(false);
+    caughtUp?.();
     if (closing || failed) return;
     failed = true;
     onFailure(error);
   };
-  worker.on('message', (message: { caughtUp?: boolean }) => {
-    if (message.caughtUp !== undefined) caughtUp?.(message.caughtUp);
-  });
+  worker.on('message', () => caughtUp?.());
   worker.on('error', fail);
   const ended = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
@@ -68,7 +66,7 @@ export function startWalCheckpointer(
     catchUp: () =>
       new Promise<void>((resolve) => {
         if (caughtUp !== undefined || failed || closing) return resolve();
-        const timer = setTimeout(() => caughtUp?.(false), CATCH_UP_LIMIT_MS);
+        const timer = setTimeout(() => caughtUp?.(), CATCH_UP_LIMIT_MS);
         caughtUp = () => {
           clearTimeout(timer);
           caughtUp = undefined;
@@ -78,7 +76,7 @@ export function startWalCheckpointer(
       }),
     close: async () => {
       closing = true;
-      caughtUp?.(false);
+      caughtUp?.();
       // Stopped at once, even while it is still starting (telling it to close waited for its start,
       // about 70 ms): a checkpoint it is in the middle of completes or is undone by the next one,
       // and the database's last connection checkpoints as it closes anyway. Referenced again while it
