@@ -29,7 +29,6 @@ import {
   postgresUrl,
   receivedBy,
   sendSteadily,
-  sleep,
   stopChild,
   warmUp,
   withPostgresDatabase,
@@ -318,29 +317,31 @@ async function benchDurableBullmq(o) {
     '--appendfsync',
     'always',
   ]);
-  const redis = spawn(command[0], command.slice(1), { stdio: 'ignore' });
-  const exited = new Promise((resolve) => redis.once('exit', resolve));
-  redis.once('error', () => {});
+  const redis = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  // (A redis-server that could not be run at all emits only 'error'.)
+  const exited = new Promise((resolve) => {
+    redis.once('exit', resolve);
+    redis.once('error', resolve);
+  });
+  let output = '';
+  // Ready once it says so; otherwise why not, in its own words.
+  const ready = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('it was not ready within 10 s'), 10_000);
+    const done = (why) => {
+      clearTimeout(timer);
+      resolve(why);
+    };
+    redis.once('error', (error) => done(error.message));
+    redis.once('exit', (code) => done(`it exited ${code}: ${output.trim().split('\n').slice(-3).join(' / ')}`));
+    for (const stream of [redis.stdout, redis.stderr])
+      createInterface({ input: stream }).on('line', (line) => {
+        output += `${line}\n`;
+        if (line.includes('Ready to accept connections')) done(true);
+      });
+  });
   try {
-    const { Redis } = await import('ioredis');
+    if (ready !== true) return { label: DURABLE_BULLMQ, skipped: `redis-server could not be started here (${ready})` };
     const url = `redis://127.0.0.1:${port}`;
-    const until = performance.now() + 10_000;
-    for (;;) {
-      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => {});
-      const up = await probe
-        .connect()
-        .then(() => probe.ping())
-        .then(
-          () => true,
-          () => false,
-        );
-      probe.disconnect();
-      if (up) break;
-      if (redis.exitCode !== null || performance.now() > until)
-        return { label: DURABLE_BULLMQ, skipped: 'redis-server could not be started here' };
-      await sleep(50);
-    }
     return await benchBullmq({ ...o, redisUrl: url }, DURABLE_BULLMQ);
   } finally {
     redis.kill('SIGTERM');

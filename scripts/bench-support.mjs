@@ -83,7 +83,7 @@ export async function receivedBy(received, ids, until) {
  * last is received. Both ingest paths run thousands of times first, so their code is compiled and
  * their caches are filled, as in a server that has run a while: after 200 events in one batch only,
  * Portico's first 2,000 events one per request cost it 1.3 ms of CPU each, against 0.7 ms once
- * 4,000 had gone (2026-11-27; BENCHMARKS.md "The warm-up").
+ * 4,000 had gone (2026-11-27; BENCHMARKS.md, "Steady state, a durable BullMQ, ...").
  */
 export async function warmUp({ call, paths, event, warmup, batchSize, senders, untilReceived }) {
   const batchIds = Array.from({ length: warmup }, (_, i) => `warm_batch_${i}`);
