@@ -36,6 +36,8 @@ import { type AttemptSettings, attemptDelivery } from './attempt.js';
 
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
+/** Most endpoints a claim looks at one by one; with more it looks at everything. */
+const MOST_TARGETS = 8;
 /** Deliveries waiting in memory on one node, whatever the endpoints (times `hold`). */
 const HOLD_ENDPOINTS = 16;
 
@@ -78,12 +80,17 @@ interface Job {
 }
 
 const endpointKey = (row: DeliveryRow) => row.endpoint_id ?? `${row.installation_id} ${row.url}`;
+/** Whether a turn key is an endpoint's id (rows from before schema 4 may have none: their key is not). */
+const isEndpointId = (turn: string) => !turn.includes(' ');
 
 export class DeliveryEngine {
   private readonly ctx: ServiceContext;
   private readonly now: () => number;
   private readonly attempts: AttemptSettings;
   private readonly leaseMs: number;
+  private readonly pollMs: number;
+  /** When a claim last looked at every endpoint's work (the engine's clock). */
+  private lookedEverywhere = Number.NEGATIVE_INFINITY;
   private readonly limits: AdaptiveLimits;
   private readonly pool: KeyedPool<Job>;
   private readonly loop: WakeLoop;
@@ -110,6 +117,7 @@ export class DeliveryEngine {
     this.now = options.now ?? (() => options.ctx.now());
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? timeoutMs + 20_000;
+    this.pollMs = options.pollMs ?? 1000;
     this.attempts = {
       ctx: options.ctx,
       userAgent: options.userAgent,
@@ -165,7 +173,7 @@ export class DeliveryEngine {
       async () => {
         while ((await this.claim()) && !this.loop.isStopped) {}
       },
-      () => this.untilNextDue(options.pollMs ?? 1000),
+      () => this.untilNextDue(this.pollMs),
       (error) => options.logger?.error({ err: error }, 'delivery pass failed'),
     );
   }
@@ -289,13 +297,19 @@ export class DeliveryEngine {
 
   /**
    * Claims due deliveries no node holds: retries start at once (they never wait for a slot), first
-   * attempts join the pool, at most `hold` waiting per endpoint. Answers whether another claim may
-   * find more.
+   * attempts join the pool, at most `hold` waiting per endpoint. While this node knows what waits
+   * (`Backlog.targets`), a claim reads only the first attempts of endpoints it left work of, each up
+   * to its room; at least every `pollMs` one looks at everything (another node's work, leases that
+   * ran out). Answers whether another claim may find more.
    */
   private async claim(): Promise<boolean> {
     const room = this.backlog.room;
     if (room <= 0) return false;
     const now = this.now();
+    const since = now - this.lookedEverywhere;
+    const targets = since >= 0 && since < this.pollMs ? this.backlog.targets(MOST_TARGETS) : undefined;
+    if (targets && [...targets.keys()].every(isEndpointId)) return this.claimTargets(targets, now);
+    this.lookedEverywhere = now;
     const full = this.backlog.full();
     const limit = Math.min(CLAIM_LIMIT, room);
     const claim = await this.ctx.write(async (trx) => {
@@ -315,9 +329,35 @@ export class DeliveryEngine {
       return { retries, taken, skipped, complete: due.firsts.length < limit && due.retries.length < limit };
     });
     this.backlog.claimed({ ...claim, full });
-    for (const row of claim.retries) this.pool.force({ row });
-    this.pool.add(claim.taken.map((row) => ({ row })));
+    this.started(claim.retries, claim.taken);
     return !claim.complete && claim.retries.length + claim.taken.length > 0;
+  }
+
+  /** A claim of due retries, and of the first attempts of `targets` (endpoint → its room) only. */
+  private async claimTargets(targets: Map<string, number>, now: number): Promise<boolean> {
+    const limit = Math.min(CLAIM_LIMIT, this.backlog.room);
+    const claim = await this.ctx.write(async (trx) => {
+      const due = await queue.dueDeliveries(trx, this.ctx.dialect, { now, retries: limit, firsts: 0, leaveOut: [] });
+      const retries = due.retries.filter((row) => !this.pool.has(row.id));
+      const taken: DeliveryRow[] = [];
+      const found = new Map<string, number>();
+      for (const [endpointId, room] of targets) {
+        const rows = await queue.waitingFor(trx, this.ctx.dialect, { now, endpointId, limit: room });
+        found.set(endpointId, rows.length);
+        taken.push(...rows);
+      }
+      await queue.claim(trx, [...retries, ...taken], now + this.leaseMs);
+      return { retries, taken, found, more: due.retries.length === limit };
+    });
+    this.backlog.claimedTargets(targets, claim.found);
+    this.started(claim.retries, claim.taken);
+    return claim.more;
+  }
+
+  /** Claimed rows go to work: retries at once, first attempts into the pool. */
+  private started(retries: DeliveryRow[], firsts: DeliveryRow[]): void {
+    for (const row of retries) this.pool.force({ row });
+    this.pool.add(firsts.map((row) => ({ row })));
   }
 
   private async giveBack(rows: DeliveryRow[]): Promise<void> {

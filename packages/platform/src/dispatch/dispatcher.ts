@@ -38,6 +38,8 @@ import { type Hosts, IntegrationRegistry } from './integration-registry.js';
 
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
+/** Most installations a claim looks at one by one; with more it looks at everything. */
+const MOST_TARGETS = 8;
 /** Rows waiting in memory on one node, whatever the installations (times `hold`). */
 const HOLD_INSTALLATIONS = 16;
 
@@ -85,7 +87,8 @@ export class Dispatcher {
   /** Which installations have rows left unclaimed in the database, and whether unknown ones may wait. */
   private readonly backlog: Backlog<OutboxRow>;
   private running = false;
-  private lastFill = 0;
+  /** When a claim last looked at every installation's rows (`performance.now()`). */
+  private lookedEverywhere = Number.NEGATIVE_INFINITY;
   /** Waiting rows keep their leases (a slow integration may keep its installations' rows waiting long). */
   private readonly renewal: LeaseRenewal<OutboxRow>;
 
@@ -162,9 +165,10 @@ export class Dispatcher {
       async () => {
         const route = (events: RoutableEvent[], now: number) => this.routing(events, now);
         while ((await routeStoredEvents(this.ctx, route, options.tracing)) === ROUTE_BATCH && !this.loop.isStopped) {}
-        if (!this.backlog.worthClaiming() && performance.now() - this.lastFill < (options.pollMs ?? 500)) return;
-        this.lastFill = performance.now();
-        while ((await this.claim()) && !this.loop.isStopped) {}
+        // At least every `pollMs` a claim looks at everything (another node's rows, leases that ran out).
+        const everywhere = performance.now() - this.lookedEverywhere >= (options.pollMs ?? 500);
+        if (!everywhere && !this.backlog.worthClaiming()) return;
+        while ((await this.claim(everywhere)) && !this.loop.isStopped) {}
       },
       () => options.pollMs ?? 500,
       (error) => options.logger?.error({ err: error }, 'dispatch pass failed'),
@@ -276,17 +280,25 @@ export class Dispatcher {
     return taken;
   }
 
-  /** Claims owed rows into the pool, at most `hold` waiting per installation; answers whether another claim may find more. */
-  private async claim(): Promise<boolean> {
+  /**
+   * Claims owed rows into the pool, at most `hold` waiting per installation. Unless it must look
+   * `everywhere`, and while this node knows what waits and no integration is backed off, it reads
+   * only the rows of installations it left rows of (`Backlog.targets`), each up to its room.
+   * Answers whether another claim may find more.
+   */
+  private async claim(everywhere: boolean): Promise<boolean> {
     const room = this.backlog.room;
     if (room <= 0) return false;
     const now = this.ctx.now();
-    const full = this.backlog.full();
     // Rows of an integration backed off wait; one that may be probed gets one row while none is in flight.
     const backedOff = this.breakers
       .tripped()
       .filter(([name, state]) => state === 'open' || this.pool.underWayOf(`g ${name}`) >= 1)
       .map(([name]) => name);
+    const targets = everywhere || backedOff.length > 0 ? undefined : this.backlog.targets(MOST_TARGETS);
+    if (targets) return this.claimTargets(targets, now);
+    this.lookedEverywhere = performance.now();
+    const full = this.backlog.full();
     const limit = Math.min(CLAIM_LIMIT, room);
     const claim = await this.ctx.write(async (trx) => {
       const found = await outbox.claimable(trx, this.ctx.dialect, {
@@ -306,6 +318,30 @@ export class Dispatcher {
     this.backlog.claimed({ ...claim, full });
     this.pool.add(claim.taken);
     return claim.taken.length > 0 && !claim.complete;
+  }
+
+  /** A claim of the rows of `targets` (installation → its room) only. */
+  private async claimTargets(targets: Map<string, number>, now: number): Promise<boolean> {
+    const claim = await this.ctx.write(async (trx) => {
+      const taken: OutboxRow[] = [];
+      const found = new Map<string, number>();
+      for (const [installation, room] of targets) {
+        const rows = await outbox.claimable(trx, this.ctx.dialect, {
+          now,
+          limit: room,
+          installations: [],
+          integrations: [],
+          of: installation,
+        });
+        found.set(installation, rows.length);
+        taken.push(...rows.filter((row) => !this.pool.has(row.id)));
+      }
+      await outbox.claim(trx, taken, now + this.leaseMs);
+      return { taken, found };
+    });
+    this.backlog.claimedTargets(targets, claim.found);
+    this.pool.add(claim.taken);
+    return false;
   }
 
   /**

@@ -63,4 +63,25 @@ describe('the backlog', () => {
     backlog.claimed({ skipped: new Set(), full: [], complete: true });
     expect(backlog.mayTake('b')).toBe(true);
   });
+
+  it('names the keys a claim may look at alone, each with its room, until it knows nothing of what waits', () => {
+    const { pool, backlog } = setup(4, 4);
+    expect(backlog.targets(8)).toBeUndefined(); // nothing seen yet: a claim looks at everything
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    expect(backlog.targets(8)).toEqual(new Map());
+    backlog.leftFor('a');
+    backlog.leftFor('b');
+    pool.add(rows('a', 1));
+    pool.add(rows('b', 3)); // over half full: left out until it drains
+    expect(backlog.targets(8)).toEqual(new Map([['a', 3]]));
+    expect(backlog.targets(0)).toBeUndefined(); // more keys than a claim looks at alone
+    // 'a' gave all its room: more may wait. Then it gave less: none is left, so its new work may skip.
+    backlog.claimedTargets(new Map([['a', 3]]), new Map([['a', 3]]));
+    expect(backlog.mayTake('a')).toBe(false);
+    backlog.claimedTargets(new Map([['a', 3]]), new Map([['a', 1]]));
+    expect(backlog.mayTake('a')).toBe(true);
+    expect(backlog.mayTake('b')).toBe(false);
+    backlog.lookAgain();
+    expect(backlog.targets(8)).toBeUndefined();
+  });
 });

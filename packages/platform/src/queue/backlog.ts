@@ -9,6 +9,10 @@ import type { KeyedPool } from './keyed-pool.js';
  *
  * Bounds: each turn key may have `hold` items waiting in the pool, the node `hold × keys`; a claim
  * leaves out keys more than half full, so it takes work for those that can use it.
+ *
+ * Two kinds of claim: one that looks at everything (`complete` when it saw all it could take), and,
+ * while this node knows what waits, one that looks only at the keys with work left and room
+ * (`targets`), each up to its room, so it reads no rows it cannot take.
  */
 export class Backlog<T> {
   private readonly holdTotal: number;
@@ -55,6 +59,27 @@ export class Backlog<T> {
     if (this.unknown) return true;
     for (const turn of this.left) if (this.hasRoom(turn, this.hold / 2)) return true;
     return false;
+  }
+
+  /**
+   * The keys a claim may look at alone, each with its room in the pool: those with work left
+   * unclaimed and their place at most half full. Undefined when the claim must look at everything:
+   * work this node knows nothing of may wait, or more than `most` keys would be looked at.
+   */
+  targets(most: number): Map<string, number> | undefined {
+    if (this.unknown) return undefined;
+    const targets = new Map<string, number>();
+    for (const turn of this.left) {
+      if (!this.hasRoom(turn, this.hold / 2)) continue;
+      if (targets.size === most) return undefined;
+      targets.set(turn, Math.min(this.hold - this.pool.waitingOf(turn), this.room));
+    }
+    return targets;
+  }
+
+  /** A claim of `targets` committed: a key that gave fewer rows than its room has none left unclaimed. */
+  claimedTargets(targets: Map<string, number>, found: Map<string, number>): void {
+    for (const [turn, room] of targets) if ((found.get(turn) ?? 0) < room) this.left.delete(turn);
   }
 
   /** Turn keys a claim leaves out: their place in the pool is over half full. */

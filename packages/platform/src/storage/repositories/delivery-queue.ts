@@ -44,7 +44,31 @@ export async function dueDeliveries(
   return { retries: await due(true, options.retries), firsts: await due(false, options.firsts) };
 }
 
-/** Claims rows read by `dueDeliveries` in the same transaction: each gets `lease`. */
+/**
+ * First attempts of one endpoint that no node has claimed (never, or given back), due by `now`,
+ * oldest first, at most `limit`: they are read from their own index, with no row of another
+ * endpoint. Rows whose lease ran out are `dueDeliveries`'s. Locked as `dueDeliveries`'s are.
+ */
+export function waitingFor(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  options: { now: number; endpointId: string; limit: number },
+): Promise<DeliveryRow[]> {
+  return trx
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', options.endpointId)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', 0)
+    .where('claimed_until', 'is', null)
+    .where('next_attempt_at', '<=', options.now)
+    .orderBy('next_attempt_at')
+    .limit(options.limit)
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
+    .execute();
+}
+
+/** Claims rows read by `dueDeliveries` or `waitingFor` in the same transaction: each gets `lease`. */
 export async function claim(trx: Transaction<Database>, rows: DeliveryRow[], lease: number): Promise<void> {
   for (let i = 0; i < rows.length; i += ID_CHUNK) {
     const ids = rows.slice(i, i + ID_CHUNK).map((row) => row.id);

@@ -106,17 +106,19 @@ export async function insertRouted(
 
 /**
  * Owed rows no node holds, available now, in order, leaving out `installations` and
- * `integrations`, and rows behind a setup event their installation is still owed.
+ * `integrations`, and rows behind a setup event their installation is still owed; with `of`, only
+ * that installation's rows (read from its own index, with no row of another installation).
  */
 export function claimable(
   trx: Transaction<Database>,
   dialect: Dialect,
-  options: { now: number; limit: number; installations: string[]; integrations: string[] },
+  options: { now: number; limit: number; installations: string[]; integrations: string[]; of?: string },
 ) {
   const { now } = options;
   return trx
     .selectFrom('outbox as o')
     .selectAll('o')
+    .$if(options.of !== undefined, (qb) => qb.where('o.installation_id', '=', options.of as string))
     .where('o.dispatched_at', 'is', null)
     .where('o.available_at', '<=', now)
     .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<', now)]))
