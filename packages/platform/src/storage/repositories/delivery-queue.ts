@@ -4,7 +4,7 @@
  * back, and when the next retry is due. Every write of a claimed row checks the lease it was
  * claimed with, so a node that lost a row (its lease ran out, another node took it) changes nothing.
  */
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import { insertThenUpdate } from '../insert-then-update.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
@@ -14,6 +14,15 @@ type Dialect = 'sqlite' | 'postgres';
 
 /** Rows per statement when many are updated by id. */
 const ID_CHUNK = 200;
+
+/**
+ * The conditions of the partial indexes the queue reads (`deliveries_due`, `deliveries_retries`,
+ * `deliveries_waiting_by_endpoint`), written as literals: a PostgreSQL plan kept for every run of a
+ * prepared statement is made without its parameters' values, and with `status = $1` it cannot use
+ * an index that holds only pending rows, so it read the whole table.
+ */
+const PENDING = sql.lit<'pending'>('pending');
+const NONE = sql.lit(0);
 
 /**
  * Due deliveries no node holds (never claimed, or their lease ran out), oldest due first: retries
@@ -32,8 +41,8 @@ export async function dueDeliveries(
       : trx
           .selectFrom('deliveries')
           .selectAll()
-          .where('status', '=', 'pending')
-          .where('attempts', retry ? '>' : '=', 0)
+          .where('status', '=', PENDING)
+          .where('attempts', retry ? '>' : '=', NONE)
           .where('next_attempt_at', '<=', now)
           .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
           .$if(!retry && options.leaveOut.length > 0, (qb) => qb.where('endpoint_id', 'not in', [...options.leaveOut]))
@@ -58,8 +67,8 @@ export function waitingFor(
     .selectFrom('deliveries')
     .selectAll()
     .where('endpoint_id', '=', options.endpointId)
-    .where('status', '=', 'pending')
-    .where('attempts', '=', 0)
+    .where('status', '=', PENDING)
+    .where('attempts', '=', NONE)
     .where('claimed_until', 'is', null)
     .where('next_attempt_at', '<=', options.now)
     .orderBy('next_attempt_at')
@@ -111,8 +120,8 @@ export async function nextRetryDue(db: Kysely<Database>, now: number): Promise<n
   const next = await db
     .selectFrom('deliveries')
     .select((eb) => eb.fn.min('next_attempt_at').as('due'))
-    .where('status', '=', 'pending')
-    .where('attempts', '>', 0)
+    .where('status', '=', PENDING)
+    .where('attempts', '>', NONE)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
     .executeTakeFirst();
   return next?.due === null || next?.due === undefined ? undefined : Number(next.due);
