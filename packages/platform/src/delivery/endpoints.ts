@@ -65,9 +65,16 @@ export async function endpointFor(
   const find = () => endpoints.endpointByUrl.first(ctx.db, installationId, url);
   const found = await find();
   if (found) return found;
-  const now = ctx.now();
-  await endpoints.insertEndpoint(ctx.db, {
-    id: newId('ep'),
+  await endpoints.insertEndpoint(ctx.db, newEndpoint(newId('ep'), installationId, url, ctx.now()));
+  const created = await find();
+  if (!created) throw new Error(`the endpoint ${url} of ${installationId} could not be created`);
+  return created;
+}
+
+/** A new endpoint's row: enabled, with no attempt yet. */
+export function newEndpoint(id: string, installationId: string, url: string, now: number): Row {
+  return {
+    id,
     installation_id: installationId,
     url,
     destination: destinationOf(url),
@@ -80,10 +87,7 @@ export async function endpointFor(
     disabled_reason: null,
     created_at: now,
     updated_at: now,
-  });
-  const created = await find();
-  if (!created) throw new Error(`the endpoint ${url} of ${installationId} could not be created`);
-  return created;
+  };
 }
 
 /** When this node last wrote a success per endpoint; a failure (here) clears it, so the next success is written at once. */

@@ -5,11 +5,11 @@
  */
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { newEndpoint } from '../../delivery/endpoints.js';
 import { backends, migratedDatabaseFor } from '../../test-support/backends.js';
+import { seedInstallation } from '../../test-support/seed-installation.js';
 import type { Database } from '../schema.js';
 import { dueDeliveries, nextRetryDue, waitingFor } from './delivery-queue.js';
-import { insertInstallation } from './installations.js';
-import { insertIntegration } from './integrations.js';
 
 const NOW = 10_000;
 
@@ -39,51 +39,11 @@ describe.each(backends)('the delivery queue on $name', (backend) => {
 
   beforeAll(() =>
     database.db.transaction().execute(async (trx) => {
-      await insertIntegration(trx, {
-        name: 'hooks',
-        organization_id: 'acme',
-        visibility: 'private',
-        share_token: 't',
-        latest_version: 1,
-        created_by: 'ada',
-        created_at: 1,
-        updated_at: 1,
-      });
-      await insertInstallation(trx, {
-        id: 'inst',
-        integration_name: 'hooks',
-        organization_id: 'acme',
-        target_type: 'organization',
-        target_id: 'acme',
-        parent_id: null,
-        status: 'active',
-        configuration: '{}',
-        installation_key: 'k',
-        space_selection: 'all',
-        site_selection: 'all',
-        created_by: 'ada',
-        created_at: 1,
-        updated_at: 1,
-        uninstalled_at: null,
-      });
+      await seedInstallation(trx);
       for (const endpoint of ['old', 'a', 'b'])
         await trx
           .insertInto('endpoints')
-          .values({
-            id: endpoint,
-            installation_id: 'inst',
-            url: `https://example.com/${endpoint}`,
-            destination: 'https://example.com:443',
-            consecutive_failures: 0,
-            failing_since: null,
-            last_success_at: null,
-            last_failure_at: null,
-            last_error: null,
-            disabled_at: null,
-            disabled_reason: null,
-            created_at: 1,
-            updated_at: 1,
-          })
+          .values(newEndpoint(endpoint, 'inst', `https://example.com/${endpoint}`, 1))
           .execute();
       // Many ended deliveries, a few of endpoint a waiting, many of endpoint b waiting.
       const rows = [

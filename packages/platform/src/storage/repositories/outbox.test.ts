@@ -6,46 +6,15 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, migratedDatabaseFor } from '../../test-support/backends.js';
+import { seedInstallation } from '../../test-support/seed-installation.js';
 import type { Database } from '../schema.js';
-import { insertInstallation } from './installations.js';
-import { insertIntegration } from './integrations.js';
 import { type OutboxRow, type Settled, settleOwned } from './outbox.js';
 
 describe.each(backends)('settleOwned on $name', (backend) => {
   const database = migratedDatabaseFor(backend, [{ id: 'acme', title: 'Acme', created_at: 1 }]);
   const LEASE = 5_000;
 
-  beforeAll(() =>
-    database.db.transaction().execute(async (trx) => {
-      await insertIntegration(trx, {
-        name: 'hooks',
-        organization_id: 'acme',
-        visibility: 'private',
-        share_token: 't',
-        latest_version: 1,
-        created_by: 'ada',
-        created_at: 1,
-        updated_at: 1,
-      });
-      await insertInstallation(trx, {
-        id: 'inst',
-        integration_name: 'hooks',
-        organization_id: 'acme',
-        target_type: 'organization',
-        target_id: 'acme',
-        parent_id: null,
-        status: 'active',
-        configuration: '{}',
-        installation_key: 'k',
-        space_selection: 'all',
-        site_selection: 'all',
-        created_by: 'ada',
-        created_at: 1,
-        updated_at: 1,
-        uninstalled_at: null,
-      });
-    }),
-  );
+  beforeAll(() => database.db.transaction().execute(seedInstallation));
 
   const owe = (eventId: string, claimedUntil: number) =>
     database.db
