@@ -35,7 +35,10 @@ import {
 } from './bench-support.mjs';
 
 export const PEER_SETTINGS = {
-  /** Jobs in flight in each peer's worker: Portico's default cap per destination (all go to one URL). */
+  /**
+   * Jobs in flight in each peer's worker: Portico's default cap per destination. All go to one URL,
+   * and Portico's cap per endpoint (8) is the lower: the peers may have twice as many in flight.
+   */
   concurrency: 16,
   redisUrl: process.env.PORTICO_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
 };

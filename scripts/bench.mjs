@@ -468,7 +468,7 @@ What a team would build instead of Portico, measured beside it in this run with 
 validated, one delivery job enqueued per event; one event per request, and a batch route taking up to
 1,000) and, in the same process, a worker that signs each delivery with \`@portico/webhooks\` and POSTs
 it with the engine's HTTP client to the same verifying receiver, ${PEER_SETTINGS.concurrency} at a time (the engine's default cap
-per destination), 4 attempts with backoff: BullMQ on the machine's Redis, BullMQ again on a Redis
+per destination; for this one URL Portico's cap per endpoint, 8, is the lower), 4 attempts with backoff: BullMQ on the machine's Redis, BullMQ again on a Redis
 started for the run that syncs its append-only file before it answers (\`appendfsync always\`: an
 acknowledged event is on disk, Portico's guarantee), and graphile-worker on PostgreSQL (a
 database of its own). Each peer runs as a child process and is loaded exactly as Portico is in the delivery
