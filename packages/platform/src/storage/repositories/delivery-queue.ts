@@ -19,9 +19,10 @@ const ID_CHUNK = 200;
  * The conditions of the partial indexes the queue reads (`deliveries_due`, `deliveries_retries`,
  * `deliveries_waiting_by_endpoint`), written as literals: a PostgreSQL plan kept for every run of a
  * prepared statement is made without its parameters' values, and with `status = $1` it cannot use
- * an index that holds only pending rows, so it read the whole table.
+ * an index that holds only pending rows, so it read the whole table. Every statement that reads
+ * pending deliveries writes `status` with `PENDING`.
  */
-const PENDING = sql.lit<'pending'>('pending');
+export const PENDING = sql.lit<'pending'>('pending');
 const NONE = sql.lit(0);
 
 /**

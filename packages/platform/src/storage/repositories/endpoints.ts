@@ -5,6 +5,7 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
+import { PENDING } from './delivery-queue.js';
 
 // Read for every delivery asked for: built once (storage/prepared.ts), never cached as an answer,
 // so an endpoint disabled or enabled on any node counts at once.
@@ -91,7 +92,7 @@ export async function failOwed(trx: Transaction<Database>, endpointId: string, r
     .updateTable('deliveries')
     .set({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: at })
     .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .where((eb) => eb.or([eb('attempts', '=', 0), eb('claimed_until', 'is', null), eb('claimed_until', '<', at)]))
     .execute();
 }

@@ -5,6 +5,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
+import { PENDING } from './delivery-queue.js';
 
 /** Outbox rows not dispatched yet (on any node). */
 export async function owedDispatches(db: Kysely<Database>): Promise<number> {
@@ -34,7 +35,7 @@ export async function pendingDeliveries(db: Kysely<Database>): Promise<{ first: 
       (eb) => eb.fn.countAll().as('pending'),
       sql<number | string | null>`sum(case when attempts > 0 then 1 else 0 end)`.as('retry'),
     ])
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .executeTakeFirstOrThrow();
   const retry = Number(row.retry ?? 0);
   return { first: Number(row.pending) - retry, retry };

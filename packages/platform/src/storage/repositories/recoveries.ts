@@ -2,7 +2,7 @@
  * The statements of recover-since jobs: the job's row (claimed with a lease), and the failed
  * deliveries it still owes a redelivery, written with the job's progress in one transaction.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { LeaseLost } from '../../errors/lease-lost.js';
 import type { Database } from '../schema.js';
 
@@ -73,7 +73,8 @@ export function claimRecovery(db: Kysely<Database>, dialect: Dialect, now: numbe
   const free = db
     .selectFrom('recoveries')
     .select('id')
-    .where('status', '=', 'running')
+    // A literal, so any plan can use the index of running jobs (\`recoveries_running\`, partial).
+    .where('status', '=', sql.lit<'running'>('running'))
     .$if(dialect === 'postgres', (qb) =>
       qb
         .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
