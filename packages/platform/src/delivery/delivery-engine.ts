@@ -36,8 +36,6 @@ import { type AttemptSettings, attemptDelivery } from './attempt.js';
 
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
-/** Most endpoints a claim looks at one by one; with more it looks at everything. */
-const MOST_TARGETS = 8;
 /** Deliveries waiting in memory on one node, whatever the endpoints (times `hold`). */
 const HOLD_ENDPOINTS = 16;
 
@@ -307,7 +305,7 @@ export class DeliveryEngine {
     if (room <= 0) return false;
     const now = this.now();
     const since = now - this.lookedEverywhere;
-    const targets = since >= 0 && since < this.pollMs ? this.backlog.targets(MOST_TARGETS) : undefined;
+    const targets = since >= 0 && since < this.pollMs ? this.backlog.targets() : undefined;
     if (targets && [...targets.keys()].every(isEndpointId)) return this.claimTargets(targets, now);
     this.lookedEverywhere = now;
     const full = this.backlog.full();

@@ -38,8 +38,6 @@ import { type Hosts, IntegrationRegistry } from './integration-registry.js';
 
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
-/** Most installations a claim looks at one by one; with more it looks at everything. */
-const MOST_TARGETS = 8;
 /** Rows waiting in memory on one node, whatever the installations (times `hold`). */
 const HOLD_INSTALLATIONS = 16;
 
@@ -295,7 +293,7 @@ export class Dispatcher {
       .tripped()
       .filter(([name, state]) => state === 'open' || this.pool.underWayOf(`g ${name}`) >= 1)
       .map(([name]) => name);
-    const targets = everywhere || backedOff.length > 0 ? undefined : this.backlog.targets(MOST_TARGETS);
+    const targets = everywhere || backedOff.length > 0 ? undefined : this.backlog.targets();
     if (targets) return this.claimTargets(targets, now);
     this.lookedEverywhere = performance.now();
     const full = this.backlog.full();

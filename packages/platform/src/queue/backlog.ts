@@ -14,6 +14,9 @@ import type { KeyedPool } from './keyed-pool.js';
  * while this node knows what waits, one that looks only at the keys with work left and room
  * (`targets`), each up to its room, so it reads no rows it cannot take.
  */
+/** Most keys a claim looks at one by one; with more it looks at everything. */
+const MOST_TARGETS = 8;
+
 export class Backlog<T> {
   private readonly holdTotal: number;
   /** Turn keys with work left unclaimed in the database. */
@@ -66,7 +69,7 @@ export class Backlog<T> {
    * unclaimed and their place at most half full. Undefined when the claim must look at everything:
    * work this node knows nothing of may wait, or more than `most` keys would be looked at.
    */
-  targets(most: number): Map<string, number> | undefined {
+  targets(most = MOST_TARGETS): Map<string, number> | undefined {
     if (this.unknown) return undefined;
     const targets = new Map<string, number>();
     for (const turn of this.left) {

@@ -73,7 +73,7 @@ export function claimRecovery(db: Kysely<Database>, dialect: Dialect, now: numbe
   const free = db
     .selectFrom('recoveries')
     .select('id')
-    // A literal, so any plan can use the index of running jobs (\`recoveries_running\`, partial).
+    // A literal, so any plan can use the index of running jobs (`recoveries_running`, partial).
     .where('status', '=', sql.lit<'running'>('running'))
     .$if(dialect === 'postgres', (qb) =>
       qb
