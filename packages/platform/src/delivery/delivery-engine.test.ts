@@ -2,8 +2,9 @@
  * The delivery engine on a controllable clock: exact retry windows, and a chaos receiver that
  * answers at random; every delivery ends delivered or failed and the log agrees with the receiver.
  */
-import { retryDelay } from '@portico/webhooks';
-import { describe, expect, it } from 'vitest';
+import { retryDelay, verify } from '@portico/webhooks';
+import { describe, expect, it, vi } from 'vitest';
+import { secretsOf } from '../storage/repositories/signing-secrets.js';
 import { client } from '../test-support/api.js';
 import { backends } from '../test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
@@ -51,6 +52,52 @@ describe('the retry schedule on a controllable clock', () => {
     expect(final).toMatchObject({ status: 'failed', attempts: 4, next_attempt_at: null });
     expect(receiver.at('/clock').map((r) => r.headers['x-platform-delivery-attempt'])).toEqual(['1', '2', '3', '4']);
   });
+});
+
+describe.each(backends)('a claim of first attempts on $name', (backend) => {
+  const receiver = new ScriptedReceiver();
+  const world = webhookWorldFor(backend, { ownEngine: true }, [receiver]);
+
+  it('reads the signing secrets once per installation for the whole claim, and a rotation counts from the next claim', async () => {
+    const engine = new DeliveryEngine({
+      ctx: world.platform.ctx,
+      allowPrivateNetwork: true,
+      userAgent: 'test',
+      timeoutMs: 5000,
+    });
+    const space = client(world.platform.url, world.spaceToken);
+    const ask = (url: string, eventId: string) =>
+      space('POST', `/v1/installations/${world.space}/deliveries`, { url, eventId, type: 'test', payload: { eventId } });
+    const old = (await world.ada('GET', `/v1/installations/${world.space}/signing-secret`)).body.secret as string;
+    const url = receiver.script('/claimed', [200, 200, 200, 200]);
+    for (let i = 0; i < 4; i++) await ask(url, `evt_claimed_${i}`);
+    const reads = vi.spyOn(secretsOf, 'all');
+    try {
+      // (The endpoint's limit starts at 2: two start at once, the other two as those end.)
+      expect(await engine.runDue()).toBe(2);
+      await until('the four attempts', () => (receiver.at('/claimed').length === 4 ? true : undefined));
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
+    const signedWith = async (secret: string, path: string) =>
+      Promise.all(
+        receiver.at(path).map((r) => verify(secret, r.body, r.headers['x-platform-signature'] as string)),
+      );
+    expect(await signedWith(old, '/claimed')).toEqual([true, true, true, true]);
+
+    // Rotated after that claim: the next claim signs with the new secret (and the old one, for 24 h).
+    const fresh = (await world.ada('POST', `/v1/installations/${world.space}/signing-secret/rotate`)).body
+      .secret as string;
+    const after = receiver.script('/after-rotation', [200]);
+    await ask(after, 'evt_after_rotation');
+    // (Asked for without this engine, as on another node: it is told to look.)
+    engine.wake();
+    expect(await engine.runDue()).toBe(1);
+    expect(await signedWith(fresh, '/after-rotation')).toEqual([true]);
+    expect(await signedWith(old, '/after-rotation')).toEqual([true]);
+    await engine.stop();
+  }, 30_000);
 });
 
 describe('a lease that runs out during an attempt', () => {

@@ -31,6 +31,7 @@ import { LeaseRenewal } from '../queue/lease-renewal.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
+import * as signingSecrets from '../storage/repositories/signing-secrets.js';
 import type { DeliveryIntake, DeliveryTarget, Handoff, ServiceContext } from '../types.js';
 import { type AttemptSettings, attemptDelivery } from './attempt.js';
 
@@ -327,7 +328,7 @@ export class DeliveryEngine {
       return { retries, taken, skipped, complete: due.firsts.length < limit && due.retries.length < limit };
     });
     this.backlog.claimed({ ...claim, full });
-    this.started(claim.retries, claim.taken);
+    await this.started(claim.retries, claim.taken, now);
     return !claim.complete && claim.retries.length + claim.taken.length > 0;
   }
 
@@ -348,14 +349,28 @@ export class DeliveryEngine {
       return { retries, taken, found, more: due.retries.length === limit };
     });
     this.backlog.claimedTargets(targets, claim.found);
-    this.started(claim.retries, claim.taken);
+    await this.started(claim.retries, claim.taken, now);
     return claim.more;
   }
 
-  /** Claimed rows go to work: retries at once, first attempts into the pool. */
-  private started(retries: DeliveryRow[], firsts: DeliveryRow[]): void {
+  /**
+   * Claimed rows go to work: retries at once, first attempts into the pool. Each first attempt signs
+   * with its installation's valid secrets read now, once per installation for the whole claim, as a
+   * delivery asked for here signs with those read with its dispatch (a retry reads them afresh).
+   */
+  private async started(retries: DeliveryRow[], firsts: DeliveryRow[], now: number): Promise<void> {
     for (const row of retries) this.pool.force({ row });
-    this.pool.add(firsts.map((row) => ({ row })));
+    const secrets = new Map<string, string[]>();
+    for (const row of firsts) {
+      if (secrets.has(row.installation_id)) continue;
+      // (Should the read fail, each attempt reads them itself.)
+      const rows = await signingSecrets.secretsOf.all(this.ctx.db, row.installation_id, now).catch(() => []);
+      secrets.set(
+        row.installation_id,
+        rows.map((r) => r.secret),
+      );
+    }
+    this.pool.add(firsts.map((row) => ({ row, sealedSecrets: secrets.get(row.installation_id) })));
   }
 
   private async giveBack(rows: DeliveryRow[]): Promise<void> {

@@ -3,8 +3,8 @@ import type { Insertable, Kysely } from 'kysely';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 
-// Read before every attempt: built once (storage/prepared.ts), never cached as an answer, so a
-// rotation on any node signs with the new secret at once.
+// Read for each dispatch's deliveries, each claim of deliveries and each retry: built once
+// (storage/prepared.ts), never cached as an answer, so a rotation on any node signs from the next.
 export const secretsOf = prepared((db, installationId: string, now: number) =>
   db
     .selectFrom('signing_secrets')
