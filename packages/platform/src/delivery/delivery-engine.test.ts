@@ -67,7 +67,12 @@ describe.each(backends)('a claim of first attempts on $name', (backend) => {
     });
     const space = client(world.platform.url, world.spaceToken);
     const ask = (url: string, eventId: string) =>
-      space('POST', `/v1/installations/${world.space}/deliveries`, { url, eventId, type: 'test', payload: { eventId } });
+      space('POST', `/v1/installations/${world.space}/deliveries`, {
+        url,
+        eventId,
+        type: 'test',
+        payload: { eventId },
+      });
     const old = (await world.ada('GET', `/v1/installations/${world.space}/signing-secret`)).body.secret as string;
     const url = receiver.script('/claimed', [200, 200, 200, 200]);
     for (let i = 0; i < 4; i++) await ask(url, `evt_claimed_${i}`);
@@ -81,9 +86,7 @@ describe.each(backends)('a claim of first attempts on $name', (backend) => {
       reads.mockRestore();
     }
     const signedWith = async (secret: string, path: string) =>
-      Promise.all(
-        receiver.at(path).map((r) => verify(secret, r.body, r.headers['x-platform-signature'] as string)),
-      );
+      Promise.all(receiver.at(path).map((r) => verify(secret, r.body, r.headers['x-platform-signature'] as string)));
     expect(await signedWith(old, '/claimed')).toEqual([true, true, true, true]);
 
     // Rotated after that claim: the next claim signs with the new secret (and the old one, for 24 h).
