@@ -328,7 +328,7 @@ export class DeliveryEngine {
       return { retries, taken, skipped, complete: due.firsts.length < limit && due.retries.length < limit };
     });
     this.backlog.claimed({ ...claim, full });
-    await this.started(claim.retries, claim.taken, now);
+    await this.started(claim.retries, claim.taken);
     return !claim.complete && claim.retries.length + claim.taken.length > 0;
   }
 
@@ -349,7 +349,7 @@ export class DeliveryEngine {
       return { retries, taken, found, more: due.retries.length === limit };
     });
     this.backlog.claimedTargets(targets, claim.found);
-    await this.started(claim.retries, claim.taken, now);
+    await this.started(claim.retries, claim.taken);
     return claim.more;
   }
 
@@ -358,9 +358,10 @@ export class DeliveryEngine {
    * with its installation's valid secrets read now, once per installation for the whole claim, as a
    * delivery asked for here signs with those read with its dispatch (a retry reads them afresh).
    */
-  private async started(retries: DeliveryRow[], firsts: DeliveryRow[], now: number): Promise<void> {
+  private async started(retries: DeliveryRow[], firsts: DeliveryRow[]): Promise<void> {
     for (const row of retries) this.pool.force({ row });
     const secrets = new Map<string, string[]>();
+    const now = this.ctx.now();
     for (const row of firsts) {
       if (secrets.has(row.installation_id)) continue;
       // (Should the read fail, each attempt reads them itself.)
