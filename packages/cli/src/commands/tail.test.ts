@@ -80,7 +80,9 @@ describe('portico tail', () => {
     } finally {
       await world.api('POST', `/v1/installations/${space}/resume`, undefined, world.adaToken);
     }
-  });
+    // (Two CLI processes start in it, as in the tests beside it: under a loaded CI run that took
+    // more than the default 20 s once.)
+  }, 30_000);
 
   it('prints JSON lines, filtered by type and status, and stops after --count events', async () => {
     const cli = tail([space, site, '--json', '--type', 'site_view', '--status', 'ok', '--count', '2']);
