@@ -52,8 +52,9 @@ export interface AttemptResult {
 /**
  * Attempts a delivery this node holds the lease of. `keepClaimed`: a delivery to retry within
  * HOLD_RETRIES_UP_TO_MS keeps its lease (until its next attempt is due, plus the lease time), so
- * this node attempts it again itself, in its window; the row is then updated in memory to match. `sealedSecrets`, read with the delivery's
- * endpoint when it was asked for, sign it; else the valid secrets are read now.
+ * this node attempts it again itself, in its window; the row is then updated in memory to match.
+ * `sealedSecrets`, read with the delivery's endpoint when it was asked for or by the claim that took
+ * it, sign it; else the valid secrets are read now.
  */
 export async function attemptDelivery(
   settings: AttemptSettings,
