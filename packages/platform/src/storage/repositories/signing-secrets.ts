@@ -3,8 +3,9 @@ import type { Insertable, Kysely } from 'kysely';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 
-// Read for each dispatch's deliveries, each claim of deliveries and each retry: built once
-// (storage/prepared.ts), never cached as an answer, so a rotation on any node signs from the next.
+// Read once by each claim of deliveries, and by each attempt not handed its secrets (a retry): built
+// once (storage/prepared.ts), never cached as an answer, so a rotation on any node signs from the next.
+// (A dispatch reads them with its context: repositories/dispatch-context.ts.)
 export const secretsOf = prepared((db, installationId: string, now: number) =>
   db
     .selectFrom('signing_secrets')
