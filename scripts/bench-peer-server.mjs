@@ -7,9 +7,11 @@
 // backoff. Prints "listening on URL" once it takes requests and jobs; ends on SIGTERM, or when
 // its standard input closes (the benchmark that started it has ended).
 //
-// Environment: PEER_QUEUE (bullmq | graphile-worker), PEER_TOKEN, PEER_REDIS_URL and
-// PEER_QUEUE_NAME, or PEER_DATABASE_URL (a database of its own, migrated here), PEER_RECEIVER_URL,
-// PEER_SECRET, PEER_CONCURRENCY.
+// Environment: PEER_QUEUE (bullmq | graphile-worker | portico-floor), PEER_TOKEN, PEER_REDIS_URL
+// and PEER_QUEUE_NAME, or PEER_DATABASE_URL (a database of its own, migrated here), PEER_RECEIVER_URL,
+// PEER_SECRET, PEER_CONCURRENCY. portico-floor (scripts/bench-floor-queue.mjs) is not a peer but
+// Portico's floor: its rows with nothing else, in a database Portico made (PEER_SQLITE_FILE or
+// PEER_DATABASE_URL).
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { ATTEMPTS, startQueueWorker } from './bench-queue-worker.mjs';
@@ -137,7 +139,17 @@ async function openQueue() {
       },
     };
   }
-  throw new Error(`PEER_QUEUE must be bullmq or graphile-worker, got "${env.PEER_QUEUE}"`);
+  if (env.PEER_QUEUE === 'portico-floor') {
+    const { openFloorQueue } = await import('./bench-floor-queue.mjs');
+    return openFloorQueue({
+      sqliteFile: env.PEER_SQLITE_FILE,
+      databaseUrl: env.PEER_DATABASE_URL,
+      receiverUrl: env.PEER_RECEIVER_URL,
+      secret: env.PEER_SECRET,
+      concurrency,
+    });
+  }
+  throw new Error(`PEER_QUEUE must be bullmq, graphile-worker or portico-floor, got "${env.PEER_QUEUE}"`);
 }
 
 const queue = await openQueue();

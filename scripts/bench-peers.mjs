@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,11 @@ import {
   postgresUrl,
   receivedBy,
   sendSteadily,
+  serverSecrets,
+  sleep,
+  startServer,
   stopChild,
+  stopServer,
   warmUp,
   withPostgresDatabase,
 } from './bench-support.mjs';
@@ -91,7 +96,7 @@ function startPeer(env) {
  * Loads one peer as bench-deliveries.mjs loads Portico, the peer's server started with `peerEnv`;
  * `store` is `{ cpu, activity }` of its Redis or PostgreSQL (`cpu()` in ms, `activity()` counts).
  */
-async function measurePeer(label, o, peerEnv, store) {
+export async function measurePeer(label, o, peerEnv, store) {
   const received = new Map();
   const secret = `whsec_${randomBytes(16).toString('hex')}`;
   const receiver = createReceiverServer({ secret, work: (e) => received.set(e.eventId, performance.now()) });
@@ -208,7 +213,7 @@ async function redisStore(redis) {
   };
 }
 
-async function benchBullmq(o, label = 'BullMQ') {
+export async function benchBullmq(o, label = 'BullMQ') {
   let bullmq;
   let Redis;
   try {
@@ -255,7 +260,7 @@ async function benchBullmq(o, label = 'BullMQ') {
   }
 }
 
-async function benchGraphileWorker(o) {
+export async function benchGraphileWorker(o) {
   try {
     await import('graphile-worker');
   } catch (error) {
@@ -279,6 +284,57 @@ async function benchGraphileWorker(o) {
       storeCpuMeasured: cpu !== undefined,
     };
   });
+}
+
+/**
+ * Portico's floor on SQLite, or on PostgreSQL when `databaseUrl` is given (scripts/bench-floor-queue.mjs):
+ * `portico serve` makes the database (its schema, an installation of the webhook integration and
+ * one delivered event, whose rows the floor's copy), then the floor is loaded as the peers are.
+ */
+export async function benchFloor(o, databaseUrl) {
+  const label = databaseUrl ? "Portico's floor, PostgreSQL" : "Portico's floor, SQLite";
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-floor-'));
+  try {
+    await seedPortico({ PORTICO_DATA_DIR: dir, ...(databaseUrl ? { PORTICO_DATABASE_URL: databaseUrl } : {}) });
+    const peerEnv = databaseUrl
+      ? { PEER_QUEUE: 'portico-floor', PEER_DATABASE_URL: databaseUrl }
+      : { PEER_QUEUE: 'portico-floor', PEER_SQLITE_FILE: join(dir, 'portico.db') };
+    const store = databaseUrl
+      ? { cpu: await postgresCpu(databaseUrl), activity: postgresActivity(databaseUrl) }
+      : { cpu: undefined, activity: async () => undefined };
+    return { ...(await measurePeer(label, o, peerEnv, store)), store: databaseUrl ? 'PostgreSQL' : 'SQLite' };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A Portico database with the webhook integration installed in a space and one event delivered. */
+async function seedPortico(env) {
+  const hook = createHttpServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+  await new Promise((r) => hook.listen(0, '127.0.0.1', r));
+  const { child, call } = await startServer({ ...serverSecrets(), ...env });
+  try {
+    await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+    await call('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
+    const org = (await call('POST', '/v1/orgs/acme/installations', { integration: 'webhook' })).id;
+    const space = (await call('POST', `/v1/installations/${org}/spaces/docs`)).id;
+    const url = `http://127.0.0.1:${hook.address().port}/hook`;
+    await call('PATCH', `/v1/installations/${space}/configuration`, { url, space_content_updated: true });
+    await call('POST', '/v1/events', {
+      type: 'space_content_updated',
+      eventId: 'seed',
+      spaceId: 'docs',
+      revisionId: 'r',
+    });
+    const until = performance.now() + 30_000;
+    while ((await call('GET', `/v1/installations/${space}/deliveries`))?.[0]?.status !== 'delivered') {
+      if (performance.now() > until) throw new Error('the seeded event was not delivered within 30 s');
+      await sleep(100);
+    }
+  } finally {
+    await stopServer(child);
+    hook.close();
+  }
 }
 
 /** The label of BullMQ on a Redis that syncs its append-only file before it answers. */
