@@ -289,7 +289,7 @@ export async function benchGraphileWorker(o) {
 /**
  * Portico's floor on SQLite, or on PostgreSQL when `databaseUrl` is given (scripts/bench-floor-queue.mjs):
  * `portico serve` makes the database (its schema, an installation of the webhook integration and
- * one delivered event, whose rows the floor's copy), then the floor is loaded as the peers are.
+ * one delivered event, whose rows the floor copies), then the floor is loaded as the peers are.
  */
 export async function benchFloor(o, databaseUrl) {
   const label = databaseUrl ? "Portico's floor, PostgreSQL" : "Portico's floor, SQLite";
