@@ -105,7 +105,11 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
       '--secret-key <key>',
       '32 bytes, base64: encrypts secrets at rest (PORTICO_SECRET_KEY; else generated in the data dir)',
     )
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent (PORTICO_LOG_LEVEL, default info)');
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent (PORTICO_LOG_LEVEL, default info)')
+    .option(
+      '--exit-with-parent',
+      'stop, as on SIGTERM, once the process that started it has ended, even killed with SIGKILL (npm start uses it)',
+    );
   for (const setting of TUNING_SETTINGS) {
     const fallback = TUNING_DEFAULTS[setting.key];
     const shown =

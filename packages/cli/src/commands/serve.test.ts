@@ -1,11 +1,13 @@
 /** `portico serve` as operators run it: the real binary, stopped with a signal while workerd workers run. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BASE } from '../../../manifest/src/test-support/manifests.js';
 import { descendantsOf, isRunning } from '../../../platform/src/hosts/proc.js';
-import { type CliProcess, spawnCli } from '../test-support/dev-process.js';
+import { until } from '../../../platform/src/test-support/webhook-world.js';
+import { bin, type CliProcess, spawnCli } from '../test-support/dev-process.js';
 
 const ADMIN = 'pta_serve_test_admin_token_0123456789';
 const running: CliProcess[] = [];
@@ -53,6 +55,46 @@ describe('portico serve', () => {
       expect(workers.filter((p) => isRunning(p.pid, p.startTicks))).toEqual([]);
     }, 60_000);
   }
+
+  it('with --exit-with-parent stops as on SIGTERM once the process that started it is killed with SIGKILL', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-serve-'));
+    dirs.push(dataDir);
+    const log = join(dataDir, 'serve.log');
+    // A shell starts the server and waits for it, as npm does; SIGKILL ends the shell and tells the server nothing.
+    const shell = spawn(
+      'sh',
+      ['-c', '"$0" "$1" serve --port 0 --exit-with-parent > "$2" 2>&1 & echo $!; wait', process.execPath, bin, log],
+      {
+        cwd: dataDir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          PORTICO_DATA_DIR: dataDir,
+          PORTICO_ADMIN_TOKEN: ADMIN,
+          PORTICO_LOG_LEVEL: 'info',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let printed = '';
+    shell.stdout.on('data', (chunk) => {
+      printed += chunk;
+    });
+    const pid = await until('the server pid', () =>
+      /^\d+\n/.test(printed) ? Number.parseInt(printed, 10) : undefined,
+    );
+    try {
+      await until('the server to listen', async () =>
+        /running at http/.test(await readFile(log, 'utf8').catch(() => '')) ? true : undefined,
+      );
+      shell.kill('SIGKILL');
+      await until('the server to end', () => (isRunning(pid) ? undefined : true));
+      const text = await readFile(log, 'utf8');
+      expect(text).toMatch(/the process that started portico serve \(pid \d+\) has ended: stopping/);
+      expect(text).toMatch(/"msg":"stopped"/);
+    } finally {
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 60_000);
 
   it('takes --metrics-token: /metrics answers only that token', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'portico-serve-'));

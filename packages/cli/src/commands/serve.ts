@@ -11,7 +11,7 @@ import {
   startPlatform,
   TUNING_SETTINGS,
 } from '@portico/platform';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { Io } from '../io.js';
 import { GatheredLines } from '../log-lines.js';
 import { StopSignals } from '../stop-signals.js';
@@ -29,6 +29,8 @@ export interface ServeOptions {
   alertUrl?: string;
   secretKey?: string;
   logLevel?: string;
+  /** Stop, as on SIGTERM, once the process that started this one has ended (`npm start`). */
+  exitWithParent?: boolean;
   /** Tuning flags, by their camel-cased names (`--dispatch-concurrency` → dispatchConcurrency). */
   [tuningFlag: string]: string | boolean | undefined;
 }
@@ -39,6 +41,7 @@ export interface ServeOptions {
  * Logs one JSON line per request on stdout.
  */
 export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const parent = process.ppid;
   let config: PlatformConfig;
   try {
     const base = configFromEnv(env);
@@ -112,12 +115,30 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
     lines.close();
     process.exit(128 + constants.signals[signal]);
   });
+  const orphaned = options.exitWithParent ? stopWhenOrphaned(parent, logger) : undefined;
   logger.info({ signal: await signals.received }, 'shutting down: finishing requests in flight');
+  clearInterval(orphaned);
   await platform.close();
   signals.dispose();
   logger.info('stopped');
   lines.close();
   return 0;
+}
+
+/**
+ * --exit-with-parent: once the process that started this one (`parent`) has ended, this one is
+ * someone else's child; it then stops as on SIGTERM. That parent may have been killed with SIGKILL,
+ * which nothing passes on, so the parent is looked at every second.
+ */
+function stopWhenOrphaned(parent: number, logger: Logger) {
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    logger.warn({ parent }, `the process that started portico serve (pid ${parent}) has ended: stopping`);
+    process.kill(process.pid, 'SIGTERM');
+  }, 1000);
+  timer.unref();
+  return timer;
 }
 
 /** The key commander gives a flag's value: `--dispatch-concurrency` → `dispatchConcurrency`. */
