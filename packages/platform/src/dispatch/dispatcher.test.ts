@@ -113,14 +113,16 @@ describe.each(backends)('the dispatcher on $name', (backend) => {
   }, 30_000);
 
   it('dispatches the rows waiting behind a dispatch after it, and writes their outcomes in one write', async () => {
-    // A dispatcher with a long lease (no renewal writes while the test counts writes) that takes
-    // rows along for 20 s: however slow the machine, the held dispatch takes the five behind it.
+    // A dispatcher with a long lease and a long poll (no renewal and no claim looking everywhere
+    // writes while the test counts writes) that takes rows along for 20 s: however slow the
+    // machine, the held dispatch takes the five behind it.
     await dispatcher.stop();
     dispatcher = new Dispatcher({
       ctx: platform.ctx,
       hosts: platform.hosts,
       perInstallation: 1,
       leaseMs: 60_000,
+      pollMs: 60_000,
       joinMs: 20_000,
     });
     platform.ctx.routeOnIngest = dispatcher.intake.route;
