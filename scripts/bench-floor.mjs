@@ -10,12 +10,18 @@
 // the warm-up, 2,000 events one per request from 8 senders, then in batches of 1,000. Prints every
 // run, then each ratio's median (lowest–highest) over the rounds.
 import { benchDeliveries, DELIVERY_SETTINGS } from './bench-deliveries.mjs';
-import { benchBullmq, benchFloor, benchGraphileWorker, PEER_SETTINGS } from './bench-peers.mjs';
+import {
+  benchBullmq,
+  benchFloor,
+  benchGraphileWorker,
+  cpuTotal as cpu,
+  PEER_SETTINGS,
+  medianRange as range,
+} from './bench-peers.mjs';
 import { postgresUrl, withPostgresDatabase } from './bench-support.mjs';
 
 const rounds = Number(process.argv[2] ?? 3);
 const o = { ...DELIVERY_SETTINGS, ...PEER_SETTINGS, steadySeconds: 5 };
-const cpu = (c) => c.server + (c.database ?? 0);
 const us = (n) => `${Math.round(n)} µs`;
 const two = (n) => n.toFixed(2);
 
@@ -68,10 +74,6 @@ for (const r of runs) {
     ratios.set(key, [...(ratios.get(key) ?? []), { pf, fp }]);
   }
 }
-const range = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `${two(sorted[Math.floor((sorted.length - 1) / 2)])} (${two(sorted[0])}–${two(sorted.at(-1))})`;
-};
 console.log(`\nOver ${rounds} rounds, the median (lowest–highest); CPU ratios are the other's CPU ÷ the first's:\n`);
 console.log('| Store | Events in | Peer | Portico ÷ floor, rate | CPU | Floor ÷ peer, rate | CPU |');
 console.log('|---|---|---|---|---|---|---|');

@@ -422,7 +422,14 @@ const ms = (us) => (us === undefined || !Number.isFinite(us) ? '—' : `${(us / 
 const whole = (n) => Math.round(n).toLocaleString('en-US');
 const lat = (n) => (Number.isFinite(n) ? (n < 100 ? `${n.toFixed(2)} ms` : `${whole(n)} ms`) : 'not all received');
 /** CPU per delivered event in µs: the server's process tree and its store's (when measured). */
-const cpuTotal = (cpu) => cpu.server + (cpu.database ?? 0);
+/** CPU per delivered event of a system: its server's, and its store's when it has one of its own. */
+export const cpuTotal = (cpu) => cpu.server + (cpu.database ?? 0);
+
+/** The median of some ratios and their range: `1.02 (0.95–1.10)`. */
+export function medianRange(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${two(sorted[Math.floor((sorted.length - 1) / 2)])} (${two(sorted[0])}–${two(sorted.at(-1))})`;
+}
 const cpuCell = (cpu, storeName) =>
   `${ms(cpuTotal(cpu))} (server ${ms(cpu.server)}${storeName ? `, ${storeName} ${ms(cpu.database)}` : ''})`;
 const storeCell = (kind, counts) => {
@@ -554,15 +561,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
   }
   if (runs > 1) {
-    const range = (values) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return `${two(sorted[Math.floor((sorted.length - 1) / 2)])} (${two(sorted[0])}–${two(sorted.at(-1))})`;
-    };
     console.log(`\nOver ${runs} runs, the median (lowest–highest):\n`);
     console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
     console.log('|---|---|---|---|');
     for (const [key, rs] of spread) {
-      console.log(`| ${key} | ${range(rs.map((r) => r.rate))} | ${range(rs.map((r) => r.cpu))} |`);
+      console.log(`| ${key} | ${medianRange(rs.map((r) => r.rate))} | ${medianRange(rs.map((r) => r.cpu))} |`);
     }
   }
 }

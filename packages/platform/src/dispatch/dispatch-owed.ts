@@ -2,7 +2,8 @@
  * Owed outbox rows dispatched, an installation's rows one after another (the dispatcher hands over
  * the rows waiting behind the first: decision 039): for each, the installation read with its token
  * and environment, the row skipped when it was uninstalled or paused meanwhile, or its integration
- * called; at the end every outcome is settled with its dispatch-log line in one write: delivered,
+ * called; at the end every outcome is settled with its dispatch-log line in one write (shared with
+ * the dispatches that end meanwhile): delivered,
  * not handled (404 `event_not_handled`, or 406), failed (another 4xx, or the last attempt), or
  * retried with backoff. A worker that times out or crashes counts towards its
  * integration's circuit breaker.
@@ -37,6 +38,11 @@ export interface OwedSettings extends CallSettings {
   settled?(outcome: string): void;
   /** A row's dispatch starts now (tracing; unset when tracing is off). */
   tracing?: ((row: OutboxRow) => DispatchTrace | undefined) | undefined;
+  /**
+   * Writes the outcomes (`outbox.settleOwned`); answers the ids of rows no longer held, among these
+   * and those of other dispatches settled in the same write.
+   */
+  settle(rows: (Settled & { row: OutboxRow })[]): Promise<Set<number>>;
 }
 
 /** Most rows dispatched together. */
@@ -47,14 +53,13 @@ const TOGETHER = 32;
  * behind it; none for a setup event) while fewer than 32 went and the dispatch is younger than
  * `joinMs` (250 ms unless the dispatcher says). Each row reads its context when its turn comes,
  * so a pause, a new version or a rotated token counts from the next row. Resolves once their
- * outcomes are written, all in one write.
+ * outcomes are written, all in one write (`settings.settle`).
  */
 export async function dispatchOwed(
   settings: OwedSettings,
   first: OutboxRow,
   next: (() => OutboxRow | undefined) | undefined,
 ): Promise<void> {
-  const { ctx } = settings;
   if (!(await keepLease(settings, first))) throw new LeaseLost(`outbox row ${first.id}`);
   const started = performance.now();
   const settled: (Settled & { row: OutboxRow; traced: DispatchTrace | undefined })[] = [];
@@ -64,12 +69,11 @@ export async function dispatchOwed(
     settled.push({ ...(await dispatchOne(settings, row)), row, traced });
     row = settled.length < TOGETHER ? await joining(settings, started, next) : undefined;
   }
-  const lost = await ctx
-    .write((trx) => outbox.settleOwned(trx, ctx.dialect, settled), { standalone: true })
-    .catch((error) => {
-      for (const { traced } of settled) traced?.failed(error);
-      throw error;
-    });
+  const lost = await settings.settle(settled).catch((error) => {
+    for (const { traced } of settled) traced?.failed(error);
+    throw error;
+  });
+  const mine = settled.filter(({ row }) => lost.has(row.id));
   for (const { row, outcome, traced } of settled) {
     if (lost.has(row.id)) {
       traced?.failed(new LeaseLost(`outbox row ${row.id}`));
@@ -78,7 +82,7 @@ export async function dispatchOwed(
     settings.settled?.(outcome.startsWith('retrying') ? 'retrying' : outcome);
     traced?.settled(outcome);
   }
-  if (lost.size > 0) throw new LeaseLost(`outbox rows ${[...lost].join(', ')}`);
+  if (mine.length > 0) throw new LeaseLost(`outbox rows ${mine.map(({ row }) => row.id).join(', ')}`);
 }
 
 /** The next row handed over while the dispatch is young enough, one this node still holds. */

@@ -26,8 +26,9 @@ import { Backlog } from '../queue/backlog.js';
 import { InFlight } from '../queue/in-flight.js';
 import { KeyedPool } from '../queue/keyed-pool.js';
 import { LeaseRenewal } from '../queue/lease-renewal.js';
+import { Together } from '../queue/together.js';
 import { WakeLoop } from '../queue/wake-loop.js';
-import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
+import type { NewOutboxRow, OutboxRow, Settled } from '../storage/repositories/outbox.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import type { Database } from '../storage/schema.js';
 import type { DispatchGrant, EventRouting, RoutableEvent, ServiceContext } from '../types.js';
@@ -89,6 +90,8 @@ export class Dispatcher {
   private lookedEverywhere = Number.NEGATIVE_INFINITY;
   /** Waiting rows keep their leases (a slow integration may keep its installations' rows waiting long). */
   private readonly renewal: LeaseRenewal<OutboxRow>;
+  /** The outcomes of dispatches, written one write at a time, those that wait meanwhile together. */
+  private readonly settles: Together<Settled & { row: OutboxRow }, Set<number>>;
 
   /** How ingest reaches the dispatcher (server.ts wires it into the service context). */
   readonly intake = {
@@ -111,6 +114,9 @@ export class Dispatcher {
       ...(options.breakerThreshold !== undefined ? { threshold: options.breakerThreshold } : {}),
       ...(options.breakerDelayMs !== undefined ? { baseDelayMs: options.breakerDelayMs } : {}),
     });
+    this.settles = new Together((rows) =>
+      this.ctx.write((trx) => outbox.settleOwned(trx, this.ctx.dialect, rows), { standalone: true }),
+    );
     this.owed = {
       ctx: options.ctx,
       registry: this.registry,
@@ -121,6 +127,8 @@ export class Dispatcher {
       settled: options.metrics && ((outcome) => options.metrics?.dispatchSettled(outcome)),
       tracing: options.tracing && ((row) => options.tracing?.dispatching(row)),
       logger: options.logger,
+      // Dispatches that end while another's outcomes are being written share the next write.
+      settle: (rows) => this.settles.run(rows),
       workerAnswered: (integration) => this.breakers.succeeded(integration),
       workerFailed: async (integration, cause, row) => {
         const opened = this.breakers.failed(integration);
