@@ -422,7 +422,6 @@ const ms = (us) => (us === undefined || !Number.isFinite(us) ? '—' : `${(us / 
 const whole = (n) => Math.round(n).toLocaleString('en-US');
 const lat = (n) => (Number.isFinite(n) ? (n < 100 ? `${n.toFixed(2)} ms` : `${whole(n)} ms`) : 'not all received');
 /** CPU per delivered event in µs: the server's process tree and its store's (when measured). */
-/** CPU per delivered event of a system: its server's, and its store's when it has one of its own. */
 export const cpuTotal = (cpu) => cpu.server + (cpu.database ?? 0);
 
 /** The median of some ratios and their range: `1.02 (0.95–1.10)`. */

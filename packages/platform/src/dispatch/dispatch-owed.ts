@@ -73,16 +73,18 @@ export async function dispatchOwed(
     for (const { traced } of settled) traced?.failed(error);
     throw error;
   });
-  const mine = settled.filter(({ row }) => lost.has(row.id));
+  // (`lost` may name rows of other dispatches written in the same write.)
+  const mine: number[] = [];
   for (const { row, outcome, traced } of settled) {
     if (lost.has(row.id)) {
+      mine.push(row.id);
       traced?.failed(new LeaseLost(`outbox row ${row.id}`));
       continue;
     }
     settings.settled?.(outcome.startsWith('retrying') ? 'retrying' : outcome);
     traced?.settled(outcome);
   }
-  if (mine.length > 0) throw new LeaseLost(`outbox rows ${mine.map(({ row }) => row.id).join(', ')}`);
+  if (mine.length > 0) throw new LeaseLost(`outbox rows ${mine.join(', ')}`);
 }
 
 /** The next row handed over while the dispatch is young enough, one this node still holds. */
