@@ -310,6 +310,7 @@ export class DeliveryEngine {
     if (targets && [...targets.keys()].every(isEndpointId)) return this.claimTargets(targets, now);
     this.lookedEverywhere = now;
     const full = this.backlog.full();
+    const marked = this.backlog.readingNow();
     const limit = Math.min(CLAIM_LIMIT, room);
     const claim = await this.ctx.write(async (trx) => {
       const due = await queue.dueDeliveries(trx, this.ctx.dialect, {
@@ -327,13 +328,14 @@ export class DeliveryEngine {
       await queue.claim(trx, [...retries, ...taken], now + this.leaseMs);
       return { retries, taken, skipped, complete: due.firsts.length < limit && due.retries.length < limit };
     });
-    this.backlog.claimed({ ...claim, full });
+    this.backlog.claimed({ ...claim, full }, marked);
     await this.started(claim.retries, claim.taken);
     return !claim.complete && claim.retries.length + claim.taken.length > 0;
   }
 
   /** A claim of due retries, and of the first attempts of `targets` (endpoint → its room) only. */
   private async claimTargets(targets: Map<string, number>, now: number): Promise<boolean> {
+    const marked = this.backlog.readingNow();
     const limit = Math.min(CLAIM_LIMIT, this.backlog.room);
     const claim = await this.ctx.write(async (trx) => {
       const due = await queue.dueDeliveries(trx, this.ctx.dialect, { now, retries: limit, firsts: 0, leaveOut: [] });
@@ -348,7 +350,7 @@ export class DeliveryEngine {
       await queue.claim(trx, [...retries, ...taken], now + this.leaseMs);
       return { retries, taken, found, more: due.retries.length === limit };
     });
-    this.backlog.claimedTargets(targets, claim.found);
+    this.backlog.claimedTargets(targets, claim.found, marked);
     await this.started(claim.retries, claim.taken);
     return claim.more;
   }

@@ -171,4 +171,66 @@ describe.each(backends)('the dispatcher on $name', (backend) => {
     // (Which row goes first depends on whether a claim or the routing took it: see above.)
     expect(lines).toEqual(ids.map((event_id) => ({ event_id, status: 204 })));
   }, 30_000);
+
+  it('claims a row routed while a claim that cannot see it commits, without waiting for the next look everywhere', async () => {
+    // The first claim of a new dispatcher (it looks everywhere) stays open after its read until the
+    // event's routing has left its row for a claim; it then commits, having seen no row. The next
+    // claim that looks everywhere is a minute away: only the routing's mark gets the row claimed.
+    await dispatcher.stop();
+    release();
+    held = Promise.resolve();
+    const write = platform.ctx.write;
+    let claimRead: () => void = () => {};
+    const read = new Promise<void>((r) => (claimRead = r));
+    let commit: () => void = () => {};
+    const routed = new Promise<void>((r) => (commit = r));
+    let held1 = false;
+    platform.ctx.write = ((work, options) => {
+      if (held1 || !new Error().stack?.includes('Dispatcher.claim')) return write.call(platform.ctx, work, options);
+      held1 = true;
+      return write.call(
+        platform.ctx,
+        async (trx) => {
+          const answer = await work(trx);
+          claimRead();
+          await routed;
+          return answer;
+        },
+        options,
+      );
+    }) as typeof write;
+    try {
+      dispatcher = new Dispatcher({ ctx: platform.ctx, hosts: platform.hosts, leaseMs: 60_000, pollMs: 60_000 });
+      platform.ctx.routeOnIngest = dispatcher.intake.route;
+      platform.ctx.wake = dispatcher.intake.wake;
+      dispatcher.start();
+      await read;
+      const admin = client(platform.url, platform.adminToken);
+      const posted = admin('POST', '/v1/events', {
+        type: 'space_content_updated',
+        spaceId: 'docs',
+        revisionId: 'r',
+        eventId: 'routed-during-claim',
+      });
+      // (Routing decides before the event's write, which waits behind the claim on SQLite.)
+      await new Promise((r) => setTimeout(r, 500));
+      commit();
+      expect((await posted).status).toBe(202);
+    } finally {
+      commit();
+      platform.ctx.write = write;
+    }
+    await until(
+      'the row dispatched',
+      async () => {
+        const row = await platform.ctx.db
+          .selectFrom('outbox')
+          .select('dispatched_at')
+          .where('event_id', '=', 'routed-during-claim')
+          .executeTakeFirst();
+        return row?.dispatched_at != null ? true : undefined;
+      },
+      10_000,
+    );
+  }, 30_000);
 });

@@ -251,12 +251,18 @@ export class Dispatcher {
           const id = ids.get(outbox.owedKey(row));
           return id === undefined ? [] : [{ ...row, id, attempts: 0, available_at: 0 } as OutboxRow];
         });
-        const left = ids.size > written.length;
+        // Rows left for a claim (not taken, not settled at routing), marked again now that they
+        // are committed: a claim that committed meanwhile may not have seen them, and would have
+        // cleared the mark `take` made (as the delivery engine's hand-over does).
+        const left = rows.filter(
+          (row) => row.claimed_until == null && !outbox.settledAtRouting(row) && ids.has(outbox.owedKey(row)),
+        );
+        for (const row of left) this.backlog.leftFor(row.installation_id);
         unreserve();
         if (this.running) this.pool.add(written);
         else void this.release(written);
-        // Rows left for a claim: the loop claims them.
-        if (left) this.loop.wake();
+        // The loop claims them.
+        if (left.length > 0) this.loop.wake();
       },
     };
   }
@@ -305,6 +311,7 @@ export class Dispatcher {
     if (targets) return this.claimTargets(targets, now);
     this.lookedEverywhere = performance.now();
     const full = this.backlog.full();
+    const marked = this.backlog.readingNow();
     const limit = Math.min(CLAIM_LIMIT, room);
     const claim = await this.ctx.write(async (trx) => {
       const found = await outbox.claimable(trx, this.ctx.dialect, {
@@ -321,13 +328,14 @@ export class Dispatcher {
       await outbox.claim(trx, taken, now + this.leaseMs);
       return { taken, skipped, complete: found.length < limit };
     });
-    this.backlog.claimed({ ...claim, full });
+    this.backlog.claimed({ ...claim, full }, marked);
     this.pool.add(claim.taken);
     return claim.taken.length > 0 && !claim.complete;
   }
 
   /** A claim of the rows of `targets` (installation → its room) only. */
   private async claimTargets(targets: Map<string, number>, now: number): Promise<boolean> {
+    const marked = this.backlog.readingNow();
     const claim = await this.ctx.write(async (trx) => {
       const taken: OutboxRow[] = [];
       const found = new Map<string, number>();
@@ -345,7 +353,7 @@ export class Dispatcher {
       await outbox.claim(trx, taken, now + this.leaseMs);
       return { taken, found };
     });
-    this.backlog.claimedTargets(targets, claim.found);
+    this.backlog.claimedTargets(targets, claim.found, marked);
     this.pool.add(claim.taken);
     return false;
   }

@@ -35,6 +35,27 @@ describe('the backlog', () => {
     expect(backlog.mayTake('b')).toBe(false);
   });
 
+  it('keeps what was marked after a claim began to read: the claim may not have seen that work', () => {
+    const { backlog } = setup();
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    // A claim looking everywhere begins to read; then a wake from elsewhere, and work of 'a' is left.
+    const everywhere = backlog.readingNow();
+    backlog.lookAgain();
+    backlog.leftFor('a');
+    backlog.claimed({ skipped: new Set(), full: [], complete: true }, everywhere);
+    expect(backlog.worthClaiming()).toBe(true);
+    expect(backlog.targets()).toBeUndefined(); // still looks everywhere: the wake is not answered
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    // A claim of 'a' alone begins; then more of 'a' is left: that claim does not clear it.
+    backlog.leftFor('a');
+    const ofA = backlog.readingNow();
+    backlog.leftFor('a');
+    backlog.claimedTargets(new Map([['a', 3]]), new Map([['a', 1]]), ofA);
+    expect(backlog.targets()).toEqual(new Map([['a', 4]]));
+    backlog.claimedTargets(new Map([['a', 3]]), new Map([['a', 1]]), backlog.readingNow());
+    expect(backlog.worthClaiming()).toBe(false);
+  });
+
   it('bounds what waits per key and on the node; a full key is left out of claims until it drains to half', () => {
     const { pool, backlog } = setup(4, 2);
     backlog.claimed({ skipped: new Set(), full: [], complete: true });

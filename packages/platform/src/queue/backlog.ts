@@ -19,10 +19,15 @@ const MOST_TARGETS = 8;
 
 export class Backlog<T> {
   private readonly holdTotal: number;
-  /** Turn keys with work left unclaimed in the database. */
-  private left = new Set<string>();
-  /** Whether work this node knows nothing of may wait unclaimed. */
-  private unknown = true;
+  /**
+   * Turn keys with work left unclaimed in the database, each with when it was marked (a count of
+   * marks): a claim clears only the marks made before it read (`readingNow`), not those of work
+   * committed while it ran, which it may not have seen.
+   */
+  private left = new Map<string, number>();
+  /** Whether work this node knows nothing of may wait unclaimed (from when, as a mark). */
+  private unknown: number | undefined = 0;
+  private marks = 0;
 
   constructor(
     private readonly pool: KeyedPool<T>,
@@ -42,25 +47,30 @@ export class Backlog<T> {
    * (or may), and its place has room. When not, the key is marked: its work waits in the database.
    */
   mayTake(turn: string): boolean {
-    if (!this.unknown && !this.left.has(turn) && this.hasRoom(turn, this.hold)) return true;
-    this.left.add(turn);
+    if (this.unknown === undefined && !this.left.has(turn) && this.hasRoom(turn, this.hold)) return true;
+    this.leftFor(turn);
     return false;
   }
 
   /** Work of `turn` was left in the database. */
   leftFor(turn: string): void {
-    this.left.add(turn);
+    this.left.set(turn, ++this.marks);
   }
 
   /** Work this node knows nothing of may wait (a wake from elsewhere). */
   lookAgain(): void {
-    this.unknown = true;
+    this.unknown = ++this.marks;
+  }
+
+  /** Called as a claim begins to read: give what it answers to `claimed` or `claimedTargets`. */
+  readingNow(): number {
+    return this.marks;
   }
 
   /** Whether a claim could take work now: work waits that this node knows nothing of, or for a key with room. */
   worthClaiming(): boolean {
-    if (this.unknown) return true;
-    for (const turn of this.left) if (this.hasRoom(turn, this.hold / 2)) return true;
+    if (this.unknown !== undefined) return true;
+    for (const turn of this.left.keys()) if (this.hasRoom(turn, this.hold / 2)) return true;
     return false;
   }
 
@@ -70,9 +80,9 @@ export class Backlog<T> {
    * work this node knows nothing of may wait, or more than `most` keys would be looked at.
    */
   targets(most = MOST_TARGETS): Map<string, number> | undefined {
-    if (this.unknown) return undefined;
+    if (this.unknown !== undefined) return undefined;
     const targets = new Map<string, number>();
-    for (const turn of this.left) {
+    for (const turn of this.left.keys()) {
       if (!this.hasRoom(turn, this.hold / 2)) continue;
       if (targets.size === most) return undefined;
       targets.set(turn, Math.min(this.hold - this.pool.waitingOf(turn), this.room));
@@ -81,8 +91,8 @@ export class Backlog<T> {
   }
 
   /** A claim of `targets` committed: a key that gave fewer rows than its room has none left unclaimed. */
-  claimedTargets(targets: Map<string, number>, found: Map<string, number>): void {
-    for (const [turn, room] of targets) if ((found.get(turn) ?? 0) < room) this.left.delete(turn);
+  claimedTargets(targets: Map<string, number>, found: Map<string, number>, since = this.marks): void {
+    for (const [turn, room] of targets) if ((found.get(turn) ?? 0) < room) this.clear(turn, since);
   }
 
   /** Turn keys a claim leaves out: their place in the pool is over half full. */
@@ -109,13 +119,20 @@ export class Backlog<T> {
 
   /**
    * A claim committed. One that saw every row it could (`complete`) also learnt that the keys this
-   * node knew of have none left, but those it left out (`full`) and those it skipped some of.
+   * node knew of have none left, but those it left out (`full`), those it skipped some of, and those
+   * marked after it began to read (`since`, from `readingNow`).
    */
-  claimed(claim: { skipped: Set<string>; full: string[]; complete: boolean }): void {
+  claimed(claim: { skipped: Set<string>; full: string[]; complete: boolean }, since = this.marks): void {
     if (claim.complete) {
-      this.left = new Set([...[...this.left].filter((turn) => claim.full.includes(turn)), ...claim.skipped]);
-      this.unknown = false;
-    } else for (const turn of claim.skipped) this.left.add(turn);
+      for (const turn of [...this.left.keys()]) if (!claim.full.includes(turn)) this.clear(turn, since);
+      if (this.unknown !== undefined && this.unknown <= since) this.unknown = undefined;
+    }
+    for (const turn of claim.skipped) this.leftFor(turn);
+  }
+
+  /** Clears the mark of `turn` unless it was made after `since` (work a claim reading then may not have seen). */
+  private clear(turn: string, since: number): void {
+    if ((this.left.get(turn) ?? 0) <= since) this.left.delete(turn);
   }
 
   private hasRoom(turn: string, limit: number): boolean {
