@@ -17,12 +17,13 @@ import { cpuTotal, medianRange } from './bench-peers.mjs';
 
 const throughputOnly = process.argv.includes('--throughput-only');
 const [a, b, roundsText = '2'] = process.argv.slice(2).filter((arg) => arg !== '--throughput-only');
-if (!a || !b) {
-  console.error('usage: node scripts/bench-ab.mjs <checkout A> <checkout B> [rounds]');
+const rounds = Number(roundsText);
+if (!a || !b || !Number.isInteger(rounds) || rounds < 1) {
+  if (a && b) console.error(`bench-ab: rounds must be a whole number of 1 or more, not "${roundsText}"`);
+  console.error('usage: node scripts/bench-ab.mjs <checkout A> <checkout B> [rounds] [--throughput-only]');
   process.exit(2);
 }
 const trees = [resolve(a), resolve(b)];
-const rounds = Number(roundsText);
 
 // One run: this script again, as a child, with the checkout to measure.
 if (process.env.PORTICO_AB_TREE) {
@@ -84,7 +85,9 @@ const ratios = new Map();
 for (const r of runs.filter((run) => run.tree === trees[1])) {
   const other = runs.find((run) => run.tree === trees[0] && run.round === r.round && run.label === r.label);
   if (!other) continue;
-  const add = (key, value) => Number.isFinite(value) && ratios.set(key, [...(ratios.get(key) ?? []), value]);
+  const add = (key, value) => {
+    if (Number.isFinite(value)) ratios.set(key, [...(ratios.get(key) ?? []), value]);
+  };
   add(`${r.label} | one per request | deliveries / s`, r.single / other.single);
   add(`${r.label} | one per request | CPU per event`, cpuTotal(other.singleCpu) / cpuTotal(r.singleCpu));
   if (r.batch && other.batch) {

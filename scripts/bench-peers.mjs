@@ -424,10 +424,11 @@ const lat = (n) => (Number.isFinite(n) ? (n < 100 ? `${n.toFixed(2)} ms` : `${wh
 /** CPU per delivered event in µs: the server's process tree and its store's (when measured). */
 export const cpuTotal = (cpu) => cpu.server + (cpu.database ?? 0);
 
-/** The median of some ratios and their range: `1.02 (0.95–1.10)`. */
+/** The median of some ratios (of an even count, the mean of the middle two) and their range: `1.02 (0.95–1.10)`. */
 export function medianRange(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  return `${two(sorted[Math.floor((sorted.length - 1) / 2)])} (${two(sorted[0])}–${two(sorted.at(-1))})`;
+  const middle = (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
+  return `${two(middle)} (${two(sorted[0])}–${two(sorted.at(-1))})`;
 }
 const cpuCell = (cpu, storeName) =>
   `${ms(cpuTotal(cpu))} (server ${ms(cpu.server)}${storeName ? `, ${storeName} ${ms(cpu.database)}` : ''})`;
