@@ -1,19 +1,20 @@
 /**
- * The webhook integration (spec 1, 2.9, 6.2), written with the SDK like any other integration.
- * A space or site installation forwards the events its configuration selects to its URL: the
- * platform's delivery engine signs each delivery and retries it. The URL and the events are edited
- * in the platform's generated form, the signing secret and the test event in the platform's panels;
- * the configuration component only says, read fresh at each render, what is sent where.
+ * The webhook integration (spec 1, 2.9, 6.2): its manifest, its configuration component and the
+ * spec 2.9 payload. A space or site installation's configuration is its first subscription: the
+ * platform writes one delivery per subscription that selected an event when it accepts the event,
+ * with the body `payloadOf` builds, and its delivery engine signs and retries each. The URL and the
+ * events are edited in the platform's generated form (more subscriptions through the API), the
+ * signing secret and the test event in the platform's panels; the configuration component only
+ * says, read fresh at each render, what is sent where.
  */
 import {
-  type Context,
   createComponent,
   createIntegration,
   type PageFeedbackEvent,
   type SiteViewEvent,
   type SpaceContentUpdatedEvent,
 } from '@portico/runtime';
-import { deliveryPolicy, isDeliveryPolicyName, parseHeaderLines } from '@portico/webhooks';
+import { deliveryPolicy } from '@portico/webhooks';
 
 type WebhookEvent = SpaceContentUpdatedEvent | SiteViewEvent | PageFeedbackEvent;
 
@@ -66,53 +67,6 @@ export function payloadOf(event: WebhookEvent, installationId: string): Record<s
   }
 }
 
-async function requestDelivery(
-  context: Context,
-  body: {
-    url: string;
-    eventId: string;
-    type: string;
-    payload: Record<string, unknown>;
-    headers?: Record<string, string>;
-    policy?: string;
-  },
-) {
-  const response = await context.api.request(
-    `/v1/installations/${encodeURIComponent(context.environment.id)}/deliveries`,
-    {
-      method: 'POST',
-      body: JSON.stringify(body),
-    },
-  );
-  if (!response.ok) throw new Error(`the platform refused the delivery (${response.status}): ${await response.text()}`);
-}
-
-/** The installation's own headers: its `headers` text, one `Name: value` per line. */
-function headersOf(text: unknown): { headers: Record<string, string> } {
-  return typeof text === 'string' ? parseHeaderLines(text) : { headers: {} };
-}
-
-async function forward(event: WebhookEvent, context: Context): Promise<void> {
-  const environment = context.environment;
-  if (environment.target === 'organization') return; // only space and site installations deliver
-  if (!SELECTABLE[environment.target].includes(event.type)) return;
-  const { url } = environment.configuration;
-  if (typeof url !== 'string' || url === '' || environment.configuration[event.type] !== true) return;
-  // The platform checks the headers when they are saved, and again when the delivery is asked for.
-  const { headers } = headersOf(environment.configuration.headers);
-  await requestDelivery(context, {
-    url,
-    eventId: event.eventId,
-    type: event.type,
-    payload: payloadOf(event, environment.id),
-    ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    // The delivery keeps the policy in force now; a change applies to deliveries asked for afterwards.
-    ...(isDeliveryPolicyName(environment.configuration.delivery_policy)
-      ? { policy: environment.configuration.delivery_policy }
-      : {}),
-  });
-}
-
 /**
  * Read-only: what this installation sends, and where, from the configuration as it is now (the
  * dashboard renders it again after every save). Editing happens in the generated form only.
@@ -155,14 +109,8 @@ const configuration = createComponent({
   },
 });
 
+// No event handlers: the platform fans the events out to the installation's subscriptions itself,
+// with `payloadOf` (DESIGN.md "The pipeline's shape").
 export default createIntegration({
   components: [configuration],
-  events: {
-    space_content_updated: forward,
-    site_view: forward,
-    page_feedback: forward,
-    async space_installation_setup() {},
-    async site_installation_setup() {},
-    async installation_setup() {},
-  },
 });

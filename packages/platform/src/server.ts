@@ -10,6 +10,7 @@ import { BUILTINS, publishBuiltins } from './builtins.js';
 import { checkAlertUrl, type PlatformConfig, resolveSecrets, resolveTuning, type Tuning } from './config.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { adoptOlderDeliveries } from './delivery/endpoints.js';
+import { adoptWebhookConfigurations } from './delivery/subscriptions.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Hosts } from './dispatch/integration-registry.js';
 import { createEgress } from './hosts/egress.js';
@@ -18,6 +19,7 @@ import { RemoteHost } from './hosts/remote-host.js';
 import { WorkerdHost } from './hosts/workerd-host.js';
 import { createApp } from './http/app.js';
 import { serviceBinding } from './http/service-binding.js';
+import { WEBHOOK_INTEGRATION } from './installations/webhook-configuration.js';
 import { RecoveryRunner } from './jobs/recoveries.js';
 import { RetentionPruner } from './jobs/retention.js';
 import { PlatformMetrics } from './observability/metrics.js';
@@ -201,6 +203,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   // Deliveries asked for on this node go to its engine (it takes them once it runs).
   ctx.deliveries = deliveries.intake;
   await adoptOlderDeliveries(ctx);
+  await adoptWebhookConfigurations(ctx, WEBHOOK_INTEGRATION);
   const recoveries = new RecoveryRunner({ ctx, logger });
   metrics.watch({
     db: ctx.db,

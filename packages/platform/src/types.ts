@@ -64,7 +64,9 @@ export interface ServiceContext {
   /** The delivery engine's intake (answers nothing and does nothing until the engine runs). */
   deliveries: DeliveryIntake;
   /** Counts what happens, in memory (observability/metrics.ts); unset in a context without a server. */
-  metrics?: Pick<PlatformMetrics, 'eventsStored' | 'dispatchSettled' | 'settledAtRouting'> | undefined;
+  metrics?:
+    | Pick<PlatformMetrics, 'eventsStored' | 'dispatchSettled' | 'settledAtRouting' | 'deliveryFailedUnattempted'>
+    | undefined;
   /** Traces events (observability/tracing.ts); unset when tracing is off. */
   tracing?: Pick<PipelineTracing, 'ingest'> | undefined;
   /** Operator and organization alerts (alerts/operator-alerts.ts); unset in a context without a server. */
@@ -104,15 +106,23 @@ export interface Handoff {
 /** An event as stored, ready to route. */
 export type RoutableEvent = Pick<Database['events'], 'event_id' | 'type' | 'payload'>;
 
-/** The outbox rows routing decided for some events, to write with them. */
+/** The outbox rows and deliveries routing decided for some events, to write with them. */
 export interface EventRouting {
   /**
    * The rows, those of each event id's first occurrence; the rows this node takes are claimed
    * (`claimed_until` set). Write only those of the events the write stores.
    */
   rows: Insertable<Database['outbox']>[];
-  /** The write committed; `ids` are the rows written, by installation and event (`owedKey`). */
-  committed(ids: ReadonlyMap<string, number>): void;
+  /**
+   * The deliveries of the webhook subscriptions that selected the events (fan-out at ingest), those
+   * this node's engine takes written claimed. Write only those of the events the write stores.
+   */
+  deliveries: Database['deliveries'][];
+  /**
+   * The write committed; `ids` are the rows written, by installation and event (`owedKey`), and
+   * `stored` the events it stored (their deliveries were written).
+   */
+  committed(ids: ReadonlyMap<string, number>, stored: ReadonlySet<string>): void;
   /** The write failed: what was reserved is given back. */
   failed(): void;
 }

@@ -13,7 +13,7 @@ import * as queue from '../storage/repositories/delivery-queue.js';
 import type { ServiceContext } from '../types.js';
 import { recordAttempt, writesHealth } from './endpoints.js';
 import { type PostResult, postWebhook } from './post-webhook.js';
-import { signatureHeaders } from './signature-headers.js';
+import { signatureHeaders, webhookIdOf } from './signature-headers.js';
 import { validSecrets } from './signing-secrets.js';
 
 /**
@@ -72,7 +72,11 @@ export async function attemptDelivery(
     ...(row.headers === null ? {} : (JSON.parse(row.headers) as Record<string, string>)),
     'content-type': 'application/json',
     'user-agent': settings.userAgent,
-    ...(await signatureHeaders(secrets, { deliveryId: row.id, body: row.body, timestamp: Math.floor(started / 1000) })),
+    ...(await signatureHeaders(secrets, {
+      webhookId: webhookIdOf(row),
+      body: row.body,
+      timestamp: Math.floor(started / 1000),
+    })),
     'x-platform-event-id': row.event_id,
     'x-platform-event-type': row.type,
     'x-platform-delivery-id': row.id,

@@ -87,7 +87,9 @@ describe.each(backends)('webhook deliveries on $name', (backend) => {
         JSON.parse(request.body),
       );
       expect(await verify(secret, request.body, { ...request.headers, 'x-platform-signature': undefined })).toBe(true);
-      expect(request.headers['webhook-id']).toBe(request.headers['x-platform-delivery-id']);
+      // One message id per event and installation (DESIGN.md "Redelivery and ids"), not the delivery's.
+      expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+      expect(request.headers['webhook-id']).not.toBe(request.headers['x-platform-delivery-id']);
       expect(request.headers['webhook-timestamp']).toBe(header.slice(2, header.indexOf(',')));
       expect(request.headers).toMatchObject({
         'content-type': 'application/json',

@@ -8,7 +8,7 @@ import { authorizedInstallation } from '../installations/load.js';
 import * as deliveries from '../storage/repositories/deliveries.js';
 import type { Database } from '../storage/schema.js';
 import type { DeliveryTargets, Principal, ServiceContext } from '../types.js';
-import { endpointDisabled, endpointFor, endpointWithSecrets } from './endpoints.js';
+import { type CurrentEndpoint, currentEndpointOf, endpointDisabled, endpointWithSecrets } from './endpoints.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -121,7 +121,7 @@ export async function redeliver(ctx: ServiceContext, principal: Principal, deliv
   const original = await deliveries.deliveryById(ctx.db, deliveryId);
   if (!original) throw notFound(`the delivery ${deliveryId}`);
   await authorizedInstallation(ctx, principal, original.installation_id);
-  const endpoint = await endpointFor(ctx, original.installation_id, original.url);
+  const endpoint = await currentEndpointOf(ctx, original);
   if (endpoint.disabled_at !== null) throw endpointDisabled(original.installation_id, endpoint);
   const row = redeliveryOf(original, endpoint, ctx.now());
   await deliveries.insertDelivery(ctx.db, row);
@@ -129,16 +129,21 @@ export async function redeliver(ctx: ServiceContext, principal: Principal, deliv
   return view(row, []);
 }
 
-/** A new delivery of `original`: the same body and eventId, to its endpoint now, linked to it. */
+/**
+ * A new delivery of `original`: the same body and eventId (so the same `webhook-id`), to its
+ * endpoint as it is now (a subscription's current URL and headers), linked to it.
+ */
 export function redeliveryOf(
   original: Database['deliveries'],
-  endpoint: { id: string; destination: string },
+  endpoint: CurrentEndpoint,
   now: number,
 ): Database['deliveries'] {
   return {
     ...original,
     endpoint_id: endpoint.id,
+    url: endpoint.url,
     destination: endpoint.destination,
+    headers: endpoint.subscribed ? endpoint.headers : original.headers,
     id: newTimeOrderedId('dlv', now),
     status: 'pending',
     attempts: 0,

@@ -7,7 +7,7 @@
  * ends `failed` with that reason (it can be redelivered once the endpoint is enabled again), and
  * what is asked for it afterwards is recorded as `failed` at once, never dropped silently.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import { newId } from '../access/tokens.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { authorizedInstallation } from '../installations/load.js';
@@ -16,7 +16,7 @@ import * as endpoints from '../storage/repositories/endpoints.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 
-type Row = Database['endpoints'];
+type Row = Selectable<Database['endpoints']>;
 
 export interface EndpointView {
   id: string;
@@ -31,6 +31,16 @@ export interface EndpointView {
   lastError: string | null;
   disabledAt: string | null;
   disabledReason: string | null;
+  /** A webhook subscription: routing delivers the event types it selected to it. */
+  subscribed: boolean;
+  /** The subscription the installation's configuration form edits. */
+  fromConfiguration: boolean;
+  eventTypes: string[];
+  headers: Record<string, string>;
+  /** The delivery policy (null: the default, standard). */
+  policy: string | null;
+  /** Switched on (a person may switch a subscription off: nothing is delivered to it). */
+  enabled: boolean;
 }
 
 /** `scheme://host:port` of a URL: the unit that attempts under way are capped by. */
@@ -71,8 +81,36 @@ export async function endpointFor(
   return created;
 }
 
-/** A new endpoint's row: enabled, with no attempt yet. */
-export function newEndpoint(id: string, installationId: string, url: string, now: number): Row {
+/** Where a delivery goes again, as its endpoint is now (its URL, and a subscription's headers). */
+export type CurrentEndpoint = Pick<
+  Row,
+  'id' | 'url' | 'destination' | 'disabled_at' | 'disabled_reason' | 'headers'
+> & {
+  subscribed: boolean;
+};
+
+/**
+ * The endpoint of a delivery as it is now: a subscription whose URL was changed since answers its
+ * new URL and headers (a redelivery reaches the fixed URL); a delivery from before endpoints gets
+ * the endpoint of its URL.
+ */
+export async function currentEndpointOf(
+  ctx: ServiceContext,
+  delivery: Pick<Database['deliveries'], 'endpoint_id' | 'installation_id' | 'url'>,
+): Promise<CurrentEndpoint> {
+  const row = delivery.endpoint_id === null ? undefined : await endpoints.endpointById(ctx.db, delivery.endpoint_id);
+  if (row) return { ...row, subscribed: Number(row.subscribed) === 1 };
+  const found = await endpointFor(ctx, delivery.installation_id, delivery.url);
+  return { ...found, url: delivery.url, headers: null, subscribed: false };
+}
+
+/** A new endpoint's row: enabled, with no attempt yet (a plain endpoint: where deliveries went, no subscription). */
+export function newEndpoint(
+  id: string,
+  installationId: string,
+  url: string,
+  now: number,
+): Insertable<Database['endpoints']> {
   return {
     id,
     installation_id: installationId,
@@ -158,7 +196,7 @@ export async function listEndpoints(ctx: ServiceContext, principal: Principal, i
 /** The installation's endpoints with their health, oldest first (the caller has authorized the reader). */
 export async function endpointsOf(db: Kysely<Database>, installationId: string): Promise<EndpointView[]> {
   const rows = await endpoints.endpointsOf(db, installationId);
-  return rows.map(view);
+  return rows.map(endpointView);
 }
 
 /** Enables a disabled endpoint: its failures are forgotten and new deliveries go to it again. */
@@ -169,7 +207,7 @@ export async function enableEndpoint(ctx: ServiceContext, principal: Principal, 
   const row = await endpoints.enable(ctx.db, installationId, id, now);
   if (!row) throw notFound(`the endpoint ${id} of the installation ${installationId}`);
   recovered?.();
-  return view(row);
+  return endpointView(row);
 }
 
 /** The installation's disabled endpoints, as alerts for its status page. */
@@ -193,7 +231,7 @@ export function endpointDisabled(installationId: string, endpoint: { id: string;
   );
 }
 
-function view(row: Row): EndpointView {
+export function endpointView(row: Row): EndpointView {
   const time = (t: number | null) => (t === null ? null : new Date(t).toISOString());
   return {
     id: row.id,
@@ -207,6 +245,12 @@ function view(row: Row): EndpointView {
     lastError: row.last_error,
     disabledAt: time(row.disabled_at),
     disabledReason: row.disabled_reason,
+    subscribed: Number(row.subscribed) === 1,
+    fromConfiguration: Number(row.from_configuration) === 1,
+    eventTypes: JSON.parse(row.event_types) as string[],
+    headers: row.headers === null ? {} : (JSON.parse(row.headers) as Record<string, string>),
+    policy: row.policy,
+    enabled: Number(row.enabled) === 1,
   };
 }
 

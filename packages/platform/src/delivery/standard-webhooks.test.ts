@@ -1,6 +1,6 @@
 /**
- * Standard Webhooks on real deliveries, on SQLite and PostgreSQL: every attempt of a delivery
- * carries the same `webhook-id` and its own `webhook-timestamp`, each verified by the real
+ * Standard Webhooks on real deliveries, on SQLite and PostgreSQL: every attempt and every
+ * redelivery of an event to an installation carries the same `webhook-id` and its own `webhook-timestamp`, each verified by the real
  * `standardwebhooks` package; a secret made before decision 032 (base64url text) is shown in the
  * standard spelling of the same key, and receivers set up with either spelling keep verifying.
  */
@@ -27,7 +27,7 @@ describe.each(backends)('Standard Webhooks on $name', (backend) => {
       payload: { eventId },
     });
 
-  it('signs every attempt afresh under the one webhook-id of its delivery', async () => {
+  it('signs every attempt and every redelivery afresh under the one webhook-id of the event and installation', async () => {
     const secret = (await world.ada('GET', `/v1/installations/${world.space}/signing-secret`)).body.secret as string;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const url = receiver.script('/retried', [503, 200]);
@@ -37,15 +37,28 @@ describe.each(backends)('Standard Webhooks on $name', (backend) => {
       receiver.at('/retried').length === 2 ? receiver.at('/retried') : undefined,
     );
     const webhook = new Webhook(secret);
+    const id = attempts[0]?.headers['webhook-id'];
+    expect(id).toMatch(/^msg_[0-9a-f]{32}$/);
     for (const [index, attempt] of attempts.entries()) {
       const headers = attempt.headers as Record<string, string>;
-      expect(headers['webhook-id']).toBe(asked.body.id);
+      expect(headers['webhook-id']).toBe(id);
       expect(headers['x-platform-delivery-attempt']).toBe(String(index + 1));
       expect(Number(headers['webhook-timestamp'])).toBeCloseTo(attempt.at / 1000, -1);
       expect(webhook.verify(attempt.body, headers)).toEqual({ eventId: 'evt_retried' });
       // The same bytes under another id do not verify: the id is part of what is signed.
       expect(() => webhook.verify(attempt.body, { ...headers, 'webhook-id': 'dlv_other' })).toThrow();
     }
+    // A redelivery is the same message again: the same id, signed afresh.
+    const again = await world.ada('POST', `/v1/deliveries/${asked.body.id}/redeliver`);
+    expect(again.status).toBe(202);
+    const [replay] = await until('the redelivery', () =>
+      receiver.at('/retried').length === 3 ? receiver.at('/retried').slice(2) : undefined,
+    );
+    expect(replay?.headers['webhook-id']).toBe(id);
+    expect(replay?.headers['x-platform-delivery-id']).toBe(again.body.id);
+    expect(webhook.verify(replay?.body ?? '', replay?.headers as Record<string, string>)).toEqual({
+      eventId: 'evt_retried',
+    });
   }, 30_000);
 
   it('shows a secret made before decision 032 in the standard spelling; both spellings keep verifying', async () => {

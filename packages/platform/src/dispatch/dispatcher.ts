@@ -18,6 +18,7 @@
 import type { PlatformEvent } from '@portico/runtime';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors/lease-lost.js';
+import { handOver } from '../events/fan-out.js';
 import { ROUTE_BATCH, routeStoredEvents } from '../events/route-stored.js';
 import { owedRows } from '../events/routing.js';
 import type { HostKind, HostResponse } from '../hosts/host.js';
@@ -236,17 +237,23 @@ export class Dispatcher {
    * the pool reserved until then.
    */
   private async routing(events: RoutableEvent[], now: number): Promise<EventRouting> {
-    const { owed, setupOwed } = await owedRows(this.ctx, this.registry, events, now);
+    const { owed, deliveries, setupOwed } = await owedRows(this.ctx, this.registry, events, now);
     const rows = owed.flatMap((o) => o.rows);
     let taken = this.take(rows, setupOwed, now);
     const unreserve = () => {
       for (const row of taken) this.pool.unreserve(row.installation_id);
       taken = [];
     };
+    const handed = handOver(this.ctx, deliveries);
     return {
       rows,
-      failed: unreserve,
-      committed: (ids) => {
+      deliveries: deliveries.map((d) => d.row),
+      failed: () => {
+        unreserve();
+        handed.failed();
+      },
+      committed: (ids, stored) => {
+        handed.committed(stored);
         const written = taken.flatMap((row) => {
           const id = ids.get(outbox.owedKey(row));
           return id === undefined ? [] : [{ ...row, id, attempts: 0, available_at: 0 } as OutboxRow];

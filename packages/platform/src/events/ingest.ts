@@ -1,7 +1,7 @@
 /**
  * Platform events in: persisted (idempotent on eventId) and acknowledged once committed. While a
  * dispatcher runs on this node they are routed as they are stored, on both back ends: their outbox
- * rows are written in the same write (storage/repositories/events.ts); otherwise they are stored
+ * rows, and the deliveries of the webhook subscriptions that selected them, are written in the same write (storage/repositories/events.ts); otherwise they are stored
  * unrouted, and a dispatcher routes them later.
  */
 import { randomBytes } from 'node:crypto';
@@ -97,16 +97,17 @@ export async function ingestEvents(
     traced?.routed();
     for (const row of rows) row.routed_at = routing ? now : null;
     const owed = routing?.rows ?? [];
+    const deliveries = routing?.deliveries ?? [];
     let stored: Stored;
     try {
-      stored = await ctx.write((trx) => storeEvents(trx, ctx.dialect, rows, owed), {
-        standalone: oneStatement(ctx.dialect, rows.length, owed.length),
+      stored = await ctx.write((trx) => storeEvents(trx, ctx.dialect, rows, owed, deliveries), {
+        standalone: oneStatement(ctx.dialect, rows.length, owed.length + deliveries.length),
       });
     } catch (error) {
       routing?.failed();
       throw error;
     }
-    routing?.committed(stored.owed);
+    routing?.committed(stored.owed, stored.events);
     inserted = stored.events;
     ctx.metrics?.eventsStored(rows, inserted, now);
     ctx.metrics?.settledAtRouting(owed, inserted);

@@ -1,10 +1,11 @@
 /**
  * Events stored unrouted (ingested while no dispatcher ran on this node) are routed later by the
- * dispatcher's loop, a batch at a time, at the same step as at ingest: their outbox rows are
- * decided the same way and written as the events are marked routed. Another node may have routed
+ * dispatcher's loop, a batch at a time, at the same step as at ingest: their outbox rows and
+ * deliveries are decided the same way and written as the events are marked routed. Another node may have routed
  * some of them meanwhile: only the events this node marks get rows.
  */
 import type { PipelineTracing } from '../observability/tracing.js';
+import { insertFannedOut } from '../storage/repositories/deliveries.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import type { EventRouting, RoutableEvent, ServiceContext } from '../types.js';
 
@@ -31,6 +32,11 @@ export async function routeStoredEvents(
         events.map((e) => e.event_id),
         now,
       );
+      await insertFannedOut(
+        trx,
+        ctx.dialect,
+        routing.deliveries.filter((row) => marked.has(row.event_id)),
+      );
       const rows = routing.rows.filter((row) => marked.has(row.event_id as string));
       return rows.length > 0 ? outbox.insertRouted(trx, ctx.dialect, rows) : new Map<string, number>();
     });
@@ -38,7 +44,7 @@ export async function routeStoredEvents(
     routing.failed();
     throw error;
   }
-  routing.committed(ids);
+  routing.committed(ids, marked);
   ctx.metrics?.settledAtRouting(routing.rows, marked);
   if (began !== undefined) tracing?.routedLater(events, marked, routing.rows, began);
   return events.length;

@@ -7,6 +7,10 @@
  * the event but is paused (or below a paused organization installation) gets a row written
  * settled, `skipped: paused`, with its dispatch-log line (`outbox.insertRouted`): the event is not
  * kept for it, but its Events log and the event's trace say what it missed.
+ *
+ * A webhook installation's subscriptions are fanned out here (fan-out.ts): one delivery per
+ * subscription that selected the event's type, written with the event, instead of an outbox row.
+ * Paused, such an installation's missed event is recorded as any other's.
  */
 
 import type { IntegrationRegistry } from '../dispatch/integration-registry.js';
@@ -14,22 +18,75 @@ import type { NewOutboxRow } from '../storage/repositories/outbox.js';
 import { SKIPPED_PAUSED } from '../storage/repositories/outbox.js';
 import { receiversIn } from '../storage/repositories/receivers.js';
 import type { RoutableEvent, ServiceContext } from '../types.js';
+import { deliveryFor, type FannedOut, type Subscription } from './fan-out.js';
 
 export const SITE_EVENTS = new Set(['site_view', 'page_feedback']);
 
+type ReceiverRow = Awaited<ReturnType<typeof receiversIn.all>>[number];
+
+/** An installation in a place, as routing sees it: whether it is paused or owed a setup event, and its subscriptions. */
+interface Receiver {
+  id: string;
+  integration_name: string;
+  latest_version: number;
+  paused: boolean;
+  setupOwed: boolean;
+  subscriptions: Subscription[];
+}
+
+/** The read's rows (one per installation, subscription and secret) as one receiver per installation. */
+function receiversOf(rows: ReceiverRow[]): Receiver[] {
+  const receivers: Receiver[] = [];
+  let receiver: Receiver | undefined;
+  let subscription: Subscription | undefined;
+  for (const row of rows) {
+    if (receiver?.id !== row.id) {
+      receiver = {
+        id: row.id,
+        integration_name: row.integration_name,
+        latest_version: row.latest_version,
+        paused: Number(row.paused) === 1,
+        setupOwed: Boolean(Number(row.setup_owed)),
+        subscriptions: [],
+      };
+      receivers.push(receiver);
+      subscription = undefined;
+    }
+    if (row.subscription_id === null) continue;
+    if (subscription?.id !== row.subscription_id) {
+      subscription = {
+        id: row.subscription_id,
+        installationId: row.id,
+        url: row.url as string,
+        destination: row.destination as string,
+        eventTypes: JSON.parse(row.event_types as string) as string[],
+        headers: row.headers,
+        policy: row.policy,
+        disabledReason: row.disabled_at === null ? null : (row.disabled_reason ?? 'the endpoint is disabled'),
+        sealedSecrets: [],
+      };
+      receiver.subscriptions.push(subscription);
+    }
+    if (row.secret !== null) subscription.sealedSecrets.push(row.secret);
+  }
+  return receivers;
+}
+
 /**
- * The rows each event is owed (one per installation that receives it), in the events' order, and
- * the installations among them owed a setup event, as the routing read found them.
+ * The rows each event is owed (one per installation that receives it), in the events' order, the
+ * deliveries of the subscriptions that selected it, and the installations among them owed a setup
+ * event, as the routing read found them.
  */
 export async function owedRows(
   ctx: ServiceContext,
   registry: IntegrationRegistry,
   events: RoutableEvent[],
   now: number,
-): Promise<{ owed: { eventId: string; rows: NewOutboxRow[] }[]; setupOwed: Set<string> }> {
+): Promise<{ owed: { eventId: string; rows: NewOutboxRow[] }[]; deliveries: FannedOut[]; setupOwed: Set<string> }> {
   const setupOwed = new Set<string>();
-  const places = new Map<string, ReturnType<typeof receiversIn.all>>();
+  const places = new Map<string, Promise<Receiver[]>>();
   const owed: { eventId: string; rows: NewOutboxRow[] }[] = [];
+  const deliveries: FannedOut[] = [];
   const seen = new Set<string>();
   for (const event of events) {
     // (An event given twice is stored once, as first given.)
@@ -40,14 +97,28 @@ export async function owedRows(
     const placeId = String(kind === 'site' ? payload.siteId : payload.spaceId);
     let installed = places.get(`${kind}:${placeId}`);
     if (installed === undefined) {
-      installed = receiversIn.all(ctx.db, kind, placeId);
+      installed = receiversIn.all(ctx.db, kind, placeId, now).then(receiversOf);
       places.set(`${kind}:${placeId}`, installed);
     }
     const rows: NewOutboxRow[] = [];
     for (const installation of await installed) {
-      const paused = Number(installation.paused) === 1;
-      if (!paused && Number(installation.setup_owed)) setupOwed.add(installation.id);
-      if (!(await registry.receives(installation.integration_name, installation.latest_version, event.type))) continue;
+      const { paused } = installation;
+      if (!paused && installation.setupOwed) setupOwed.add(installation.id);
+      const subscribed = installation.subscriptions.filter((s) => s.eventTypes.includes(event.type));
+      if (subscribed.length > 0 && !paused) {
+        for (const subscription of subscribed) {
+          deliveries.push({
+            row: deliveryFor(event, payload, subscription, now),
+            sealedSecrets: subscription.sealedSecrets,
+          });
+        }
+        continue;
+      }
+      if (
+        subscribed.length === 0 &&
+        !(await registry.receives(installation.integration_name, installation.latest_version, event.type))
+      )
+        continue;
       rows.push({
         installation_id: installation.id,
         integration_name: installation.integration_name,
@@ -63,5 +134,5 @@ export async function owedRows(
     }
     owed.push({ eventId: event.event_id, rows });
   }
-  return { owed, setupOwed };
+  return { owed, deliveries, setupOwed };
 }

@@ -1,5 +1,6 @@
 /** Configuration edits (spec 3): merged, validated, stored with the status they lead to and the setup event they owe. */
 import type { Transaction } from 'kysely';
+import { writeConfigurationSubscription } from '../delivery/subscriptions.js';
 import { invalid } from '../errors/domain-error.js';
 import { undeclaredOf } from '../gitbook/dialect.js';
 import { loadIntegration } from '../integrations/read.js';
@@ -115,6 +116,9 @@ export async function writeConfiguration(
       );
     }
     if (!byIntegration) await owe(trx, { ...row, status }, 'configuration', now);
+    // A webhook installation's configuration is its first subscription, written with it.
+    if (webhook && row.target_type !== 'organization')
+      await writeConfigurationSubscription(trx, row, configuration, now);
     const warnings = webhook && errors.length === 0 ? webhookWarnings(row.target_type, configuration) : [];
     return { status, configuration, errors, warnings };
   };

@@ -5,6 +5,7 @@
 import type { Transaction } from 'kysely';
 import * as outbox from '../storage/repositories/outbox.js';
 import type { Database, TargetType } from '../storage/schema.js';
+import { isWebhookInstallation } from './webhook-configuration.js';
 
 const SETUP_EVENT: Record<TargetType, string> = {
   organization: 'installation_setup',
@@ -31,6 +32,8 @@ export async function owe(
   at: number,
   events = SETUP_EVENT,
 ) {
+  // The built-in webhook integration handles no event: its subscriptions are fanned out at routing.
+  if (isWebhookInstallation(row.integration_name)) return;
   const event = {
     type: events[row.target_type],
     installationId: row.id,

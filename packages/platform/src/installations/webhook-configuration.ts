@@ -15,6 +15,17 @@ export function isBuiltinWebhook(integration: { name: string; organization: stri
   return integration.name === 'webhook' && integration.organization === BUILTIN_ORGANIZATION;
 }
 
+/** The name of the built-in webhook integration: its space and site installations hold subscriptions. */
+export const WEBHOOK_INTEGRATION = 'webhook';
+
+/**
+ * Whether an installation of this integration is the built-in webhook's (integration names are
+ * unique across Portico, and the operator publishes `webhook` under `portico` at every start).
+ */
+export function isWebhookInstallation(integrationName: string): boolean {
+  return integrationName === WEBHOOK_INTEGRATION;
+}
+
 /** A `url` the delivery engine would refuse: not absolute, not https (http only where private networks are allowed). */
 export function webhookUrlProblems(patch: Configuration, allowPrivateNetwork: boolean): ConfigurationError[] {
   const url = patch.url;

@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import { newId } from '../access/tokens.js';
 import { redeliveryOf } from '../delivery/deliveries.js';
-import { endpointFor } from '../delivery/endpoints.js';
+import { currentEndpointOf } from '../delivery/endpoints.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { LeaseLost } from '../errors/lease-lost.js';
 import { authorizedInstallation } from '../installations/load.js';
@@ -221,10 +221,10 @@ export class RecoveryRunner {
       let errors = 0;
       let lastError = current.last_error;
       for (const row of rows) {
-        const endpoint = await endpointFor(ctx, row.installation_id, row.url);
+        const endpoint = await currentEndpointOf(ctx, row);
         if (endpoint.disabled_at !== null) {
           errors++;
-          lastError = `${row.id} was not redelivered: its endpoint ${row.url} is disabled (${endpoint.disabled_reason ?? 'it kept failing'}); enable it, then recover again`;
+          lastError = `${row.id} was not redelivered: its endpoint ${endpoint.url} is disabled (${endpoint.disabled_reason ?? 'it kept failing'}); enable it, then recover again`;
         } else {
           redeliveries.push(redeliveryOf(row, endpoint, now));
         }

@@ -206,6 +206,11 @@ export class PlatformMetrics {
   }
 
   /** One delivery attempt whose result was written: `status` is the delivery's status after it. */
+  /** A delivery recorded failed without an attempt (its subscription is disabled). */
+  deliveryFailedUnattempted(): void {
+    this.deliveries.inc({ outcome: 'failed' });
+  }
+
   attempted(eventId: string, post: PostResult, status: 'pending' | 'delivered' | 'failed', at: number): void {
     const kind = attemptClass(post);
     this.attempts.inc({ class: kind });

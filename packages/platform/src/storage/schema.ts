@@ -31,6 +31,9 @@
  *   delivery engine until it is `delivered` or `failed`; each try is an attempt, logged.
  * - endpoint: one installation's URL that deliveries go to, with its health (consecutive failures,
  *   last success); one that failed every attempt for long enough is disabled until re-enabled.
+ * - subscription: an endpoint a webhook installation subscribes (`subscribed = 1`): the event types
+ *   it selected, its headers and delivery policy. Routing writes a delivery per matching
+ *   subscription in the event's own write (fan-out at ingest); the configuration form edits one.
  * - destination: the scheme, host and port of an endpoint: the unit that caps attempts under way,
  *   so one slow receiver cannot take the delivery engine.
  * - recovery: a recover-since job that redelivers an installation's failed deliveries of a time
@@ -196,6 +199,20 @@ export interface Database {
     disabled_reason: string | null;
     created_at: number;
     updated_at: number;
+    /** 1: a webhook subscription (routing delivers the events it selected to it); 0: only where deliveries went. */
+    subscribed: Generated<number>;
+    /** A subscription's selected event types (JSON array). */
+    event_types: Generated<string>;
+    /** A subscription's own headers (JSON object of name to value); null: none. */
+    headers: string | null;
+    /** A subscription's delivery policy; null: the default. */
+    policy: string | null;
+    /** 0 once a person switched the subscription off (nothing is delivered); disabled_at is the failures'. */
+    enabled: Generated<number>;
+    /** 1 for the subscription the installation's configuration form edits. */
+    from_configuration: Generated<number>;
+    /** When the subscription was removed (its row stays: its deliveries point at it). */
+    removed_at: number | null;
   };
   delivery_attempts: {
     id: Generated<number>;

@@ -8,6 +8,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { listDeliveries, redeliver, requestDelivery } from '../../delivery/deliveries.js';
 import { enableEndpoint, listEndpoints } from '../../delivery/endpoints.js';
 import { rotateSecret, secretsView } from '../../delivery/signing-secrets.js';
+import { createSubscription, removeSubscription, updateSubscription } from '../../delivery/subscriptions.js';
 import { sendTestDelivery } from '../../delivery/test-delivery.js';
 import { getDelivery } from '../../events/trace.js';
 import { authorizedInstallation } from '../../installations/load.js';
@@ -17,6 +18,8 @@ import {
   DeliveryInput,
   Endpoint,
   SigningSecret,
+  SubscriptionInput,
+  SubscriptionPatch,
   TestDelivery,
   WithInstallation,
 } from '../schemas/deliveries.js';
@@ -79,13 +82,63 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       method: 'get',
       path: '/v1/installations/{id}/endpoints',
       summary:
-        'The URLs this installation delivers to, with their health (failures in a row, last success) and whether they are disabled',
+        'The URLs this installation delivers to: its subscriptions (the configured one first) and the URLs deliveries went to, with their health (failures in a row, last success) and whether they are disabled',
       tags,
       security: bearer,
       request: { params: z.object({ id: z.string() }) },
       responses: { 200: jsonAnswer(z.array(Endpoint)), ...errorResponses },
     }),
     async (c) => c.json(await listEndpoints(ctx, await principal(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/installations/{id}/endpoints',
+      summary:
+        'Subscribe another URL (a webhook installation in a space or site, admins): each event of the selected types is delivered to it, with its own headers, policy and health',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string() }), body: jsonBody(SubscriptionInput) },
+      responses: { 201: jsonAnswer(Endpoint), ...errorResponses },
+    }),
+    async (c) =>
+      c.json(await createSubscription(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/v1/installations/{id}/endpoints/{endpointId}',
+      summary:
+        'Change a subscription (admins): its URL (what it was owed is redelivered to the new one), event types, headers, policy, or switch it on or off. The configured one changes with the configuration',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string(), endpointId: z.string() }), body: jsonBody(SubscriptionPatch) },
+      responses: { 200: jsonAnswer(Endpoint), ...errorResponses },
+    }),
+    async (c) => {
+      const { id, endpointId } = c.req.valid('param');
+      return c.json(await updateSubscription(ctx, await principal(c), id, endpointId, c.req.valid('json')), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/installations/{id}/endpoints/{endpointId}',
+      summary:
+        'Remove a subscription (admins): nothing more is delivered to it; its deliveries stay in the log. The configured one is removed by clearing the configuration’s url',
+      tags,
+      security: bearer,
+      request: { params: z.object({ id: z.string(), endpointId: z.string() }) },
+      responses: { 204: { description: 'Removed' }, ...errorResponses },
+    }),
+    async (c) => {
+      const { id, endpointId } = c.req.valid('param');
+      await removeSubscription(ctx, await principal(c), id, endpointId);
+      return c.body(null, 204);
+    },
   );
 
   app.openapi(

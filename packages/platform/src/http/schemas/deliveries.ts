@@ -14,8 +14,57 @@ export const Endpoint = z
     lastError: z.string().nullable(),
     disabledAt: z.string().nullable(),
     disabledReason: z.string().nullable(),
+    subscribed: z.boolean().openapi({
+      description:
+        'A webhook subscription: each event of a selected type is delivered to it when the event is accepted. Otherwise only a URL deliveries went to',
+    }),
+    fromConfiguration: z
+      .boolean()
+      .openapi({ description: 'The subscription the configuration form edits (url, event switches, headers, policy)' }),
+    eventTypes: z.array(z.string()),
+    headers: z.record(z.string(), z.string()),
+    policy: z.string().nullable().openapi({ description: 'The delivery policy; null: the default, standard' }),
+    enabled: z.boolean().openapi({ description: 'false: switched off by a person, nothing is delivered to it' }),
   })
   .openapi('Endpoint');
+
+const subscriptionFields = {
+  url: z.string().min(1).openapi({ example: 'https://example.com/webhooks' }),
+  eventTypes: z
+    .array(z.string())
+    .openapi({
+      description: 'The event types it receives, of those the place offers',
+      example: ['space_content_updated'],
+    }),
+  headers: z.record(z.string(), z.unknown()).openapi({
+    description:
+      'Headers of your own (name to value) sent with every attempt; not Content-Type, User-Agent, X-Platform-* or webhook-*',
+  }),
+  policy: z
+    .string()
+    .nullable()
+    .openapi({ description: '`standard` or `extended`; null: the default', example: 'standard' }),
+  enabled: z.boolean(),
+};
+
+export const SubscriptionInput = z
+  .strictObject({
+    ...subscriptionFields,
+    headers: subscriptionFields.headers.optional(),
+    policy: subscriptionFields.policy.optional(),
+    enabled: subscriptionFields.enabled.optional(),
+  })
+  .openapi('SubscriptionInput');
+
+export const SubscriptionPatch = z
+  .strictObject({
+    url: subscriptionFields.url.optional(),
+    eventTypes: subscriptionFields.eventTypes.optional(),
+    headers: subscriptionFields.headers.optional(),
+    policy: subscriptionFields.policy.optional(),
+    enabled: subscriptionFields.enabled.optional(),
+  })
+  .openapi('SubscriptionPatch');
 
 export const DeliveryInput = z
   .strictObject({

@@ -32,6 +32,22 @@ export async function insertOrExisting(trx: Transaction<Database>, dialect: Dial
     .executeTakeFirstOrThrow();
 }
 
+/** Rows per INSERT statement (18 columns: well under SQLite's limit on bound parameters). */
+const CHUNK = 500;
+
+const insertPlain = preparedInsert((db, rows: readonly Database['deliveries'][]) =>
+  db.insertInto('deliveries').values(rows),
+);
+
+/** Inserts the deliveries routing fanned out to subscriptions (new ids, one per event and subscription). */
+export async function insertFannedOut(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  rows: readonly Database['deliveries'][],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) await insertPlain.run(trx, dialect, rows.slice(i, i + CHUNK));
+}
+
 export function deliveryById(db: Kysely<Database>, id: string) {
   return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -2,7 +2,7 @@
  * The statements of delivery endpoints: one installation's URL and its health. Health updates run
  * inside the attempt's transaction.
  */
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import { type Insertable, type Kysely, sql, type Transaction } from 'kysely';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { PENDING } from './delivery-queue.js';
@@ -14,7 +14,10 @@ export const endpointByUrl = prepared((db, installationId: string, url: string) 
     .selectFrom('endpoints')
     .select(['id', 'destination', 'disabled_at', 'disabled_reason'])
     .where('installation_id', '=', installationId)
-    .where('url', '=', url),
+    .where('url', '=', url)
+    .where('removed_at', 'is', null)
+    // The live subscription of the URL first, else its plain endpoint.
+    .orderBy('subscribed', 'desc'),
 );
 
 // The same read with the installation's valid signing secrets (a row per secret, newest first):
@@ -32,15 +35,23 @@ export const endpointAndSecrets = prepared((db, installationId: string, url: str
     .select(['e.id', 'e.destination', 'e.disabled_at', 'e.disabled_reason', 's.secret'])
     .where('e.installation_id', '=', installationId)
     .where('e.url', '=', url)
+    .where('e.removed_at', 'is', null)
+    .orderBy('e.subscribed', 'desc')
     .orderBy('s.id', 'desc'),
 );
+
+/** One endpoint by id (a delivery's: redeliveries go to its URL as it is now). */
+export function endpointById(db: Kysely<Database>, id: string) {
+  return db.selectFrom('endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+}
 
 /** Adds the endpoint unless another request added it first. */
 export async function insertEndpoint(db: Kysely<Database>, row: Insertable<Database['endpoints']>): Promise<void> {
   await db
     .insertInto('endpoints')
     .values(row)
-    .onConflict((oc) => oc.columns(['installation_id', 'url']).doNothing())
+    // (The plain endpoints' unique index: one per URL and installation.)
+    .onConflict((oc) => oc.columns(['installation_id', 'url']).where('subscribed', '=', sql.lit(0)).doNothing())
     .execute();
 }
 
@@ -97,13 +108,17 @@ export async function failOwed(trx: Transaction<Database>, endpointId: string, r
     .execute();
 }
 
-/** The installation's endpoints, oldest first. */
+/** The installation's endpoints but removed subscriptions: its subscriptions (the configuration's first), then the others, oldest first. */
 export function endpointsOf(db: Kysely<Database>, installationId: string) {
   return db
     .selectFrom('endpoints')
     .selectAll()
     .where('installation_id', '=', installationId)
+    .where('removed_at', 'is', null)
+    .orderBy('subscribed', 'desc')
+    .orderBy('from_configuration', 'desc')
     .orderBy('created_at')
+    .orderBy('id')
     .execute();
 }
 

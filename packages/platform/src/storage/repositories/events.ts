@@ -5,11 +5,14 @@
  * (the rows' insert joins the events' insert as a data-modifying CTE), so it needs no transaction;
  * on SQLite, where a statement costs no round trip, it is two statements in the shared transaction.
  * Rows routing wrote settled (a paused installation's, `skipped: paused`) are stored with their
- * dispatch-log line and are not answered as owed: nothing dispatches them.
+ * dispatch-log line and are not answered as owed: nothing dispatches them. The deliveries routing
+ * fanned out to webhook subscriptions are written with their events, in the same statement on
+ * PostgreSQL.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { preparedInsert } from '../prepared.js';
 import type { Database } from '../schema.js';
+import { insertFannedOut } from './deliveries.js';
 import { insertRouted, type NewOutboxRow, owedKey, settledAtRouting } from './outbox.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -42,21 +45,47 @@ export async function storeEvents(
   dialect: Dialect,
   events: Database['events'][],
   owed: NewOutboxRow[],
+  deliveries: Database['deliveries'][] = [],
 ): Promise<Stored> {
-  if (oneStatement(dialect, events.length, owed.length)) return storeInOneStatement(trx, events, owed);
+  if (oneStatement(dialect, events.length, owed.length + deliveries.length))
+    return storeInOneStatement(trx, events, owed, deliveries);
   const stored = new Set<string>();
   for (let i = 0; i < events.length; i += CHUNK) {
     const chunk = await insertNew.run(trx, dialect, events.slice(i, i + CHUNK));
     for (const { event_id } of chunk) stored.add(event_id);
   }
+  const fannedOut = stored.size === events.length ? deliveries : deliveries.filter((d) => stored.has(d.event_id));
+  await insertFannedOut(trx, dialect, fannedOut);
   const rows = owed.filter((row) => stored.has(row.event_id as string));
   return { events: stored, owed: rows.length > 0 ? await insertRouted(trx, dialect, rows) : new Map() };
 }
+
+/** The columns of a fanned-out delivery, in the order the one-statement insert writes them. */
+const DELIVERY_COLUMNS = [
+  'id',
+  'installation_id',
+  'event_id',
+  'type',
+  'url',
+  'body',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'claimed_until',
+  'last_error',
+  'endpoint_id',
+  'destination',
+  'headers',
+  'policy',
+  'created_at',
+  'updated_at',
+] as const;
 
 async function storeInOneStatement(
   trx: Transaction<Database>,
   events: Database['events'][],
   owed: NewOutboxRow[],
+  deliveries: Database['deliveries'][],
 ): Promise<Stored> {
   const eventValues = sql.join(
     events.map((e) => sql`(${e.event_id}, ${e.type}, ${e.payload}, ${e.received_at}, ${e.routed_at})`),
@@ -64,10 +93,25 @@ async function storeInOneStatement(
   const insertEvents = sql`INSERT INTO events (event_id, type, payload, received_at, routed_at) VALUES ${eventValues}
     ON CONFLICT (event_id) DO NOTHING RETURNING event_id`;
   type Answer = { event_id: string; id: string | number | null; installation_id: string | null };
+  // The deliveries of the stored events, in the same statement (a data-modifying CTE runs whether
+  // or not the answer reads it).
+  const fannedOut =
+    deliveries.length === 0
+      ? sql``
+      : sql`, dl AS (
+        INSERT INTO deliveries (${sql.raw(DELIVERY_COLUMNS.join(', '))})
+        SELECT v.* FROM (VALUES ${sql.join(
+          deliveries.map(
+            (d) =>
+              sql`(${d.id}::text, ${d.installation_id}::text, ${d.event_id}::text, ${d.type}::text, ${d.url}::text, ${d.body}::text, ${d.status}::text, ${d.attempts}::integer, ${d.next_attempt_at}::bigint, ${d.claimed_until}::bigint, ${d.last_error}::text, ${d.endpoint_id}::text, ${d.destination}::text, ${d.headers}::text, ${d.policy}::text, ${d.created_at}::bigint, ${d.updated_at}::bigint)`,
+          ),
+        )}) AS v (${sql.raw(DELIVERY_COLUMNS.join(', '))})
+        WHERE v.event_id IN (SELECT event_id FROM e)
+      )`;
   let answer: Answer[];
   if (owed.length === 0) {
     answer = (
-      await sql<Answer>`WITH e AS (${insertEvents}) SELECT event_id, NULL AS id, NULL AS installation_id FROM e`.execute(
+      await sql<Answer>`WITH e AS (${insertEvents})${fannedOut} SELECT event_id, NULL AS id, NULL AS installation_id FROM e`.execute(
         trx,
       )
     ).rows;
@@ -94,7 +138,7 @@ async function storeInOneStatement(
         SELECT v.* FROM (VALUES ${rowValues}) AS v (installation_id, integration_name, event_id, event_type, event, created_at, dispatched_at, claimed_until, outcome)
         WHERE v.event_id IN (SELECT event_id FROM e)
         RETURNING id, installation_id, event_id, event_type, dispatched_at, outcome
-      )${skippedLines}
+      )${skippedLines}${fannedOut}
       SELECT event_id, NULL::bigint AS id, NULL::text AS installation_id FROM e
       UNION ALL SELECT event_id, id, installation_id FROM o WHERE dispatched_at IS NULL`.execute(trx)
     ).rows;

@@ -7,12 +7,30 @@ import { prepared } from '../prepared.js';
  * installation that is not paused; with their integration's latest version (read here, so routing
  * asks no second question per event). Those that would were they not paused (the installation or
  * its organization installation) come too, marked `paused`: routing records what they missed.
+ *
+ * A webhook installation comes with its live subscriptions switched on (`subscription_id` and the
+ * rest; null for an installation without one) and, for each, its valid signing secrets (sealed,
+ * newest first): one row per installation, subscription and secret. So fanning an event out to its
+ * subscriptions (events/fan-out.ts) reads nothing more, and the first attempt of each delivery
+ * signs with the secrets read here.
  */
-export const receiversIn = prepared((db, kind: string, placeId: string) =>
+export const receiversIn = prepared((db, kind: string, placeId: string, now: number) =>
   db
     .selectFrom('installations as i')
     .innerJoin('installations as parent', 'parent.id', 'i.parent_id')
     .innerJoin('integrations as g', 'g.name', 'i.integration_name')
+    .leftJoin('endpoints as e', (join) =>
+      join
+        .onRef('e.installation_id', '=', 'i.id')
+        .on('e.subscribed', '=', sql.lit(1))
+        .on('e.removed_at', 'is', null)
+        .on('e.enabled', '=', sql.lit(1)),
+    )
+    .leftJoin('signing_secrets as s', (join) =>
+      join
+        .onRef('s.installation_id', '=', 'e.installation_id')
+        .on((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)])),
+    )
     .select(['i.id', 'i.integration_name', 'g.latest_version'])
     // Whether it is owed a setup event: nothing routing hands over may overtake that.
     .select((eb) =>
@@ -27,10 +45,25 @@ export const receiversIn = prepared((db, kind: string, placeId: string) =>
         )
         .as('setup_owed'),
     )
+    .select([
+      'e.id as subscription_id',
+      'e.url',
+      'e.destination',
+      'e.event_types',
+      'e.headers',
+      'e.policy',
+      'e.disabled_reason',
+      'e.disabled_at',
+      's.secret',
+    ])
     .where('i.target_type', '=', kind as 'space' | 'site')
     .where('i.target_id', '=', placeId)
     .where('i.uninstalled_at', 'is', null)
     .select(sql<number>`case when i.status = 'paused' or parent.status = 'paused' then 1 else 0 end`.as('paused'))
     .where('i.status', 'in', ['active', 'paused'])
-    .orderBy('i.created_at'),
+    .orderBy('i.created_at')
+    .orderBy('i.id')
+    .orderBy('e.created_at')
+    .orderBy('e.id')
+    .orderBy('s.id', 'desc'),
 );
