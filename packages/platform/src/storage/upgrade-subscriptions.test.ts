@@ -45,9 +45,18 @@ describe.each(backends)('upgrading a schema-20 database to subscriptions on $nam
     const db = old.db;
     // (Recent enough for the retention job to keep.)
     const now = Date.now();
-    await db.insertInto('organizations').values({ id: 'portico', title: 'Portico', subdomain: null, created_at: 1 }).execute();
-    await db.insertInto('organizations').values({ id: 'acme', title: 'Acme', subdomain: null, created_at: 1 }).execute();
-    await db.insertInto('spaces').values({ id: 'docs', organization_id: 'acme', title: 'Docs', created_at: 1 }).execute();
+    await db
+      .insertInto('organizations')
+      .values({ id: 'portico', title: 'Portico', subdomain: null, created_at: 1 })
+      .execute();
+    await db
+      .insertInto('organizations')
+      .values({ id: 'acme', title: 'Acme', subdomain: null, created_at: 1 })
+      .execute();
+    await db
+      .insertInto('spaces')
+      .values({ id: 'docs', organization_id: 'acme', title: 'Docs', created_at: 1 })
+      .execute();
     await db
       .insertInto('integrations')
       .values({
@@ -77,7 +86,12 @@ describe.each(backends)('upgrading a schema-20 database to subscriptions on $nam
         gitbook: null,
       })
       .execute();
-    const installation = (id: string, target: 'organization' | 'space', configuration: object, parent: string | null) => ({
+    const installation = (
+      id: string,
+      target: 'organization' | 'space',
+      configuration: object,
+      parent: string | null,
+    ) => ({
       id,
       integration_name: 'webhook',
       organization_id: 'acme',
@@ -94,7 +108,10 @@ describe.each(backends)('upgrading a schema-20 database to subscriptions on $nam
       updated_at: 1,
       uninstalled_at: null,
     });
-    await db.insertInto('installations').values(installation('inst_org', 'organization', {}, null)).execute();
+    await db
+      .insertInto('installations')
+      .values(installation('inst_org', 'organization', {}, null))
+      .execute();
     await db
       .insertInto('installations')
       .values(
@@ -187,7 +204,12 @@ describe.each(backends)('upgrading a schema-20 database to subscriptions on $nam
     expect(saved.status).toBe(200);
     const again = await admin('POST', '/v1/deliveries/dlv_before/redeliver');
     expect(again.body).toMatchObject({ url: fixed, endpointId: 'ep_before', redeliveryOf: 'dlv_before' });
-    await admin('POST', '/v1/events', { type: 'space_content_updated', spaceId: 'docs', revisionId: 'r', eventId: 'evt_after' });
+    await admin('POST', '/v1/events', {
+      type: 'space_content_updated',
+      spaceId: 'docs',
+      revisionId: 'r',
+      eventId: 'evt_after',
+    });
     const bodies = await until('both arrive at the fixed URL', () => {
       const got = receiver.at('/fixed').map((r) => JSON.parse(r.body).eventId);
       return got.length === 2 ? got.sort() : undefined;
@@ -196,7 +218,11 @@ describe.each(backends)('upgrading a schema-20 database to subscriptions on $nam
     expect(receiver.at('/fixed').every((r) => r.headers['x-team'] === 'docs')).toBe(true);
     expect(receiver.at('/wrong')).toEqual([]);
     // Started again, nothing is adopted twice.
-    const rows = await platform.ctx.db.selectFrom('endpoints').select('id').where('installation_id', '=', 'inst_space').execute();
+    const rows = await platform.ctx.db
+      .selectFrom('endpoints')
+      .select('id')
+      .where('installation_id', '=', 'inst_space')
+      .execute();
     expect(rows).toEqual([{ id: 'ep_before' }]);
   }, 60_000);
 });

@@ -245,4 +245,51 @@ describe.each(backends)('webhook subscriptions on $name', (backend) => {
     const metrics = await fetch(`${world.platform.url}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/portico_deliveries_total\{outcome="failed"\} [1-9]/);
   });
+
+  it('shows each event in the Events log with its delivery, beside the lines of dispatches, paged without gaps', async () => {
+    type Line = {
+      id: number;
+      eventId: string | null;
+      host: string;
+      skipped: string | null;
+      delivery: { id: string; status: string; attempts: number } | null;
+    };
+    const all = (await world.ada('GET', `/v1/installations/${world.space}/dispatches?limit=200`)).body as Line[];
+    const deliveries = (await world.ada('GET', `/v1/installations/${world.space}/deliveries?limit=200`)).body as {
+      id: string;
+      redeliveryOf: string | null;
+      attempts: unknown[];
+      status: string;
+    }[];
+    const firsts = deliveries.filter((d) => d.redeliveryOf === null);
+    expect(
+      all
+        .filter((line) => line.delivery)
+        .map((line) => line.delivery?.id)
+        .sort(),
+    ).toEqual(firsts.map((d) => d.id).sort());
+    for (const line of all.filter((l) => l.delivery)) {
+      const delivery = firsts.find((d) => d.id === line.delivery?.id);
+      expect(line).toMatchObject({
+        id: 0,
+        host: 'delivery',
+        delivery: { status: delivery?.status, attempts: delivery?.attempts.length },
+      });
+    }
+    // The missed event (paused) is a line of its own, among them.
+    expect(all.filter((line) => line.skipped === 'paused')).toHaveLength(1);
+    // One line a page, following the cursors: the same lines, in the same order, none twice.
+    const walked: Line[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < all.length + 2; page++) {
+      const answer = await fetch(
+        `${world.platform.url}/v1/installations/${world.space}/dispatches?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        { headers: { authorization: `Bearer ${world.platform.adminToken}` } },
+      );
+      walked.push(...((await answer.json()) as Line[]));
+      cursor = answer.headers.get('x-next-cursor');
+      if (cursor === null) break;
+    }
+    expect(walked).toEqual(all);
+  });
 });

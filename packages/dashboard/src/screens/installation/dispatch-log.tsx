@@ -9,7 +9,8 @@ import { TimeText } from '../../components/time-text';
 
 /**
  * Every dispatch to the installation, newest first, a page at a time: event, status, duration,
- * error and the integration's logs. What the integration did comes first: the dashboard's own
+ * error and the integration's logs; for a webhook installation, each event its subscriptions were
+ * given, with its delivery (status, attempts, a link to it in the delivery log). What the integration did comes first: the dashboard's own
  * renders and setup events are left out by the server until "Show system events" asks for them;
  * an event it does not handle reads "not handled", and one it missed while paused "skipped while
  * paused", neither as a failure.
@@ -47,7 +48,7 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
             </thead>
             <tbody>
               {rows.map((dispatch) => (
-                <DispatchRow key={dispatch.id} dispatch={dispatch} />
+                <DispatchRow key={dispatch.delivery?.id ?? dispatch.id} dispatch={dispatch} />
               ))}
             </tbody>
           </table>
@@ -66,6 +67,7 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
 const notHandled = (dispatch: Dispatch) => dispatch.status === 404 || dispatch.status === 406;
 
 function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
+  if (dispatch.delivery) return <DeliveryLine dispatch={dispatch} delivery={dispatch.delivery} />;
   const ok = dispatch.status >= 200 && dispatch.status < 300;
   const skipped = dispatch.skipped !== null;
   const unhandled = !skipped && notHandled(dispatch);
@@ -105,6 +107,31 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
             <pre>{dispatch.logs.join('\n')}</pre>
           </details>
         ) : null}
+      </td>
+    </tr>
+  );
+}
+
+/** An event fanned out to a webhook subscription: its delivery is the record (no integration was called). */
+function DeliveryLine({ dispatch, delivery }: { dispatch: Dispatch; delivery: NonNullable<Dispatch['delivery']> }) {
+  const attempts = delivery.attempts === 1 ? '1 attempt' : `${delivery.attempts} attempts`;
+  return (
+    <tr className="log-row" data-status={delivery.status === 'delivered' ? 'ok' : delivery.status}>
+      <td>
+        <TimeText at={dispatch.at} />
+      </td>
+      <td>
+        {eventName(dispatch.type)}
+        {dispatch.eventId ? <div className="muted">{dispatch.eventId}</div> : null}
+      </td>
+      <td>
+        <span className={`status ${delivery.status}`}>{delivery.status}</span>
+        <div className="muted">{attempts}</div>
+      </td>
+      <td>{dispatch.durationMs > 0 ? `${dispatch.durationMs} ms` : '—'}</td>
+      <td>
+        <a href={`#delivery-${delivery.id}`}>Delivery to {delivery.url}</a>
+        {dispatch.error ? <div className="field-error">{dispatch.error}</div> : null}
       </td>
     </tr>
   );

@@ -30,12 +30,10 @@ export const Endpoint = z
 
 const subscriptionFields = {
   url: z.string().min(1).openapi({ example: 'https://example.com/webhooks' }),
-  eventTypes: z
-    .array(z.string())
-    .openapi({
-      description: 'The event types it receives, of those the place offers',
-      example: ['space_content_updated'],
-    }),
+  eventTypes: z.array(z.string()).openapi({
+    description: 'The event types it receives, of those the place offers',
+    example: ['space_content_updated'],
+  }),
   headers: z.record(z.string(), z.unknown()).openapi({
     description:
       'Headers of your own (name to value) sent with every attempt; not Content-Type, User-Agent, X-Platform-* or webhook-*',

@@ -16,5 +16,17 @@ export const DispatchRecord = z
       description:
         'Why the event was not sent to the integration: `paused` (the installation, or its organization installation, was paused; the event is not kept). The platform wrote this line (host `platform`, status 0). Null when it was sent',
     }),
+    delivery: z
+      .object({
+        id: z.string(),
+        url: z.string(),
+        status: z.enum(['pending', 'delivered', 'failed']),
+        attempts: z.number(),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'An event fanned out to a webhook subscription when it was accepted: its delivery (GET /v1/deliveries/{id}), the record of it; no integration was called (`id` 0, `host` `delivery`, `status` the last attempt’s answer). Null for a dispatch',
+      }),
   })
   .openapi('Dispatch');

@@ -111,6 +111,36 @@ export function deliveriesOf(
     .execute();
 }
 
+/**
+ * The events log's deliveries of an installation (fanned out to its subscriptions, or asked for:
+ * not redeliveries, which the delivery log shows), newest first by creation, then id: those after
+ * `before` in that order (`id` undefined: every one at `at` came before), at most `limit`.
+ */
+export function eventDeliveriesPage(
+  db: Kysely<Database>,
+  installationId: string,
+  options: { before?: { at: number; id?: string | undefined } | undefined; limit: number },
+) {
+  const { before } = options;
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .where('redelivery_of', 'is', null)
+    .$if(before !== undefined, (qb) =>
+      qb.where((eb) => {
+        const { at, id } = before as { at: number; id?: string };
+        return id === undefined
+          ? eb('created_at', '<', at)
+          : eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]);
+      }),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit)
+    .execute();
+}
+
 /** The attempts of these deliveries, in order. */
 export function attemptsOf(db: Kysely<Database>, deliveryIds: string[]) {
   return db

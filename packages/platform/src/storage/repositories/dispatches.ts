@@ -12,7 +12,8 @@ export function dispatchPage(
   db: Kysely<Database>,
   installationId: string,
   options: {
-    before?: { id: number; at?: number | undefined } | undefined;
+    /** With `at` and no `id`: every line at `at` came before. */
+    before?: { id?: number | undefined; at?: number | undefined } | undefined;
     leaveOut?: readonly string[] | undefined;
     limit: number;
   },
@@ -24,10 +25,10 @@ export function dispatchPage(
     .where('installation_id', '=', installationId)
     .$if(before !== undefined, (qb) =>
       qb.where((eb) => {
-        const { id, at } = before as { id: number; at?: number };
-        return at === undefined
-          ? eb('id', '<', id)
-          : eb.or([eb('at', '<', at), eb.and([eb('at', '=', at), eb('id', '<', id)])]);
+        const { id, at } = before as { id?: number; at?: number };
+        if (at === undefined) return eb('id', '<', id as number);
+        if (id === undefined) return eb('at', '<', at);
+        return eb.or([eb('at', '<', at), eb.and([eb('at', '=', at), eb('id', '<', id)])]);
       }),
     )
     .$if(leaveOut !== undefined && leaveOut.length > 0, (qb) =>
