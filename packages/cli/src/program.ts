@@ -161,7 +161,7 @@ function serverOptions(command: Command): Command {
 
 const EXIT_STATUS = (ok: string) => `Exit status: 0 ${ok}, 1 refused or failed, 2 usage.`;
 
-/** The commands that talk to a running server: emit, tail, deliveries, redeliver, recover, install, configure. */
+/** The commands that talk to a running server: emit, tail, deliveries, endpoints, redeliver, recover, install, configure. */
 function addServerCommands(program: Command, io: Io, done: (code: number) => void) {
   const kinds = (how: string) =>
     EVENT_KINDS.filter((k) => k.how === how)
@@ -245,6 +245,25 @@ ${EXIT_STATUS('listed (also none)')}
     )
     .action(async (installations: string[], options) =>
       done(await (await import('./commands/deliveries.js')).deliveries(installations, options, io)),
+    );
+
+  serverOptions(
+    program
+      .command('endpoints')
+      .description(
+        'List webhook subscriptions (the configured one first, with their events, headers and policy) and the other URLs deliveries went to, with their health.',
+      )
+      .argument('[installation...]', 'installations (default: those in portico dev’s organization, space and site)')
+      .option('--json', 'print the endpoints as a JSON array'),
+  )
+    .addHelpText(
+      'after',
+      `
+${EXIT_STATUS('listed (also none)')}
+`,
+    )
+    .action(async (installations: string[], options) =>
+      done(await (await import('./commands/endpoints.js')).endpoints(installations, options, io)),
     );
 
   serverOptions(

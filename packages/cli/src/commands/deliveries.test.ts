@@ -113,6 +113,27 @@ describe('portico deliveries, redeliver and recover', () => {
     expect(JSON.parse(job.stdout)).toMatchObject({ installationId: site, status: 'running' });
   });
 
+  it('lists the subscriptions with what they receive and their health: the configured one, then one added', async () => {
+    const added = await world.api(
+      'POST',
+      `/v1/installations/${site}/endpoints`,
+      { url: `${receiver.url}/second`, eventTypes: ['page_feedback'], policy: 'extended' },
+      world.adaToken,
+    );
+    const listed = await portico(['endpoints', site, ...as()]);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(
+      new RegExp(`^ep_\\S+  ${receiver.url}  configured: site_view \\(policy standard\\)  (healthy|failing \\(\\d+ in a row\\))$`),
+    );
+    expect(lines[1]).toBe(`${added.id}  ${receiver.url}/second  subscribed: page_feedback (policy extended)  healthy`);
+    const json = JSON.parse((await portico(['endpoints', site, '--json', ...as()])).stdout);
+    expect(json.map((e: { id: string }) => e.id)[1]).toBe(added.id);
+    const usageError = await portico(['endpoints', ...as()]);
+    expect(usageError.code).toBe(2);
+    expect(usageError.stderr).toMatch(/give the installation whose endpoints to list/);
+  });
+
   it('gives the server’s refusal with exit status 1, and usage mistakes with 2', async () => {
     const unknown = await portico(['redeliver', 'dlv_nope', ...as()]);
     expect(unknown.code).toBe(1);
