@@ -111,7 +111,7 @@ export async function ingestEvents(
     inserted = stored.events;
     ctx.metrics?.eventsStored(rows, inserted, now);
     ctx.metrics?.settledAtRouting(owed, inserted);
-    traced?.stored(rows, inserted, routing?.rows);
+    traced?.stored(rows, inserted, routing && [...routing.rows, ...routing.deliveries]);
     if (routing === undefined && inserted.size > 0) ctx.wake('events');
   }
   const answered = new Set<string>();

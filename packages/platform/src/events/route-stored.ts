@@ -46,6 +46,6 @@ export async function routeStoredEvents(
   }
   routing.committed(ids, marked);
   ctx.metrics?.settledAtRouting(routing.rows, marked);
-  if (began !== undefined) tracing?.routedLater(events, marked, routing.rows, began);
+  if (began !== undefined) tracing?.routedLater(events, marked, [...routing.rows, ...routing.deliveries], began);
   return events.length;
 }

@@ -31,6 +31,7 @@ import {
   type DispatchTrace,
   type IngestTrace,
   type PipelineTracing,
+  type Routed,
   spanClock,
   type TraceIds,
   type TracingSettings,
@@ -163,7 +164,7 @@ export class OtelTracing implements PipelineTracing {
   routedLater(
     events: readonly { event_id: string; type: string }[],
     marked: ReadonlySet<string>,
-    owed: readonly NewOutboxRow[],
+    owed: readonly Routed[],
     began: number,
   ): void {
     const end = spanClock();
@@ -222,8 +223,8 @@ export class OtelTracing implements PipelineTracing {
       name: 'delivery.attempt',
       kind: SpanKind.CLIENT,
       traceId: this.ids.trace(row.event_id),
-      // The dispatch that settled the event's row of this installation asked for the delivery.
-      parent: this.ids.dispatch(row.event_id, row.installation_id),
+      // Routing fanned the event out to the installation's subscription (decision 052).
+      parent: this.ids.routing(row.event_id),
       start,
       attributes: {
         'portico.event.id': row.event_id,
@@ -345,7 +346,7 @@ export class OtelTracing implements PipelineTracing {
 }
 
 /** The installations each event is dispatched to (not those routing recorded as skipped: paused). */
-function installationsByEvent(owed: readonly NewOutboxRow[]): Map<string, string[]> {
+function installationsByEvent(owed: readonly Routed[]): Map<string, string[]> {
   const byEvent = new Map<string, string[]>();
   for (const row of owed) {
     if (row.event_id == null || settledAtRouting(row)) continue;

@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry traces of the event pipeline, off unless `OTEL_EXPORTER_OTLP_ENDPOINT` (or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set (docs/decisions/035-tracing.md). One trace per
- * event: its ingest, its routing, each dispatch of it, and each attempt of each delivery it led to.
+ * event: its ingest, its routing, each dispatch of it, and each attempt of each delivery it led to
+ * (a delivery fanned out to a webhook subscription at routing nests under the routing).
  *
  * This file loads no OpenTelemetry package: it reads the settings and names the spans' ids. The
  * SDK and the exporter are imported (`otel-tracing.ts`) only when tracing is on, so a server
@@ -19,6 +20,9 @@ import type { PostResult } from '../delivery/post-webhook.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import type { NewOutboxRow, OutboxRow } from '../storage/repositories/outbox.js';
+
+/** What routing gave an installation for an event: an outbox row, or a delivery fanned out to its subscription. */
+export type Routed = Pick<NewOutboxRow, 'installation_id' | 'event_id' | 'dispatched_at'>;
 
 /** The tracing settings in force (from the standard OTel variables; `tracingFromEnv`). */
 export interface TracingSettings {
@@ -215,7 +219,7 @@ export interface IngestTrace {
   stored(
     events: readonly { event_id: string; type: string }[],
     inserted: ReadonlySet<string>,
-    owed: readonly NewOutboxRow[] | undefined,
+    owed: readonly Routed[] | undefined,
   ): void;
 }
 
@@ -241,7 +245,7 @@ export interface PipelineTracing {
   routedLater(
     events: readonly { event_id: string; type: string }[],
     marked: ReadonlySet<string>,
-    owed: readonly NewOutboxRow[],
+    owed: readonly Routed[],
     began: number,
   ): void;
   /** An outbox row's dispatch starts now (undefined for an installation's own setup events). */

@@ -63,7 +63,8 @@ export const owedKey = (row: { installation_id: string; event_id?: string | null
 export const SKIPPED_PAUSED = 'skipped: paused';
 
 /** A row routing wrote settled (`dispatched_at` set): recorded, never dispatched. */
-export const settledAtRouting = (row: NewOutboxRow) => row.dispatched_at !== null && row.dispatched_at !== undefined;
+export const settledAtRouting = (row: Pick<NewOutboxRow, 'dispatched_at'>) =>
+  row.dispatched_at !== null && row.dispatched_at !== undefined;
 
 /** The dispatch-log line of a row written settled: the platform's, no integration called. */
 export function skippedLine(row: NewOutboxRow): Insertable<Database['dispatches']> {
