@@ -275,7 +275,8 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
       (await world.admin('GET', `/v1/installations/${spaceInstallation}/deliveries?limit=200`)).body.length;
     await expect.poll(total, { timeout: 20_000 }).toBe(55);
     await page.reload();
-    await expect.poll(() => rows().count()).toBe(50);
+    // (The reloaded page reads its session, the installation and both logs first.)
+    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(50);
     await deliveries().getByRole('button', { name: 'Older deliveries' }).click();
     // 55 deliveries, of 53 events (two were delivered again): one row per event.
     await expect.poll(() => rows().count()).toBe(53);

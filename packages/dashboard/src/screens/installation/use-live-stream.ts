@@ -1,7 +1,8 @@
 /**
  * The installation's live stream (GET /v1/installations/{id}/stream, server-sent events): each
  * `dispatch` goes to the top of the Events log (where its filter takes it), each `delivery` replaces its row (or joins the
- * log) in every cached delivery list. Answers whether the stream is open; while it is not, the logs
+ * log) in every cached delivery list, and its line in the Events log (an event fanned out to a
+ * webhook subscription). Answers whether the stream is open; while it is not, the logs
  * ask again every few seconds. A delivery that ends also reads the installation again, for its
  * endpoints' health.
  */
@@ -48,6 +49,22 @@ export function useLiveStream(installationId: string): boolean {
         client.setQueryData(key, withDelivery(pages, delivery, (key[2] ?? {}) as DeliveryFilter));
       }
       void client.invalidateQueries({ queryKey: ['deliveries', installationId, 'event', delivery.eventId] });
+      // An event fanned out to a webhook subscription shows in the Events log with its delivery:
+      // its line follows the delivery; a new one is read with the log's first page.
+      if (delivery.redeliveryOf === null) {
+        let shown = false;
+        for (const [key, data] of client.getQueriesData<DispatchPages | boolean>({
+          queryKey: ['dispatches', installationId],
+        })) {
+          if (data === undefined || typeof data === 'boolean') continue;
+          const next = withDeliveryLine(data, delivery);
+          if (next !== data) {
+            shown = true;
+            client.setQueryData(key, next);
+          }
+        }
+        if (!shown) void client.invalidateQueries({ queryKey: ['dispatches', installationId] });
+      }
       // A delivery that ended may have changed its endpoint's health (failing, disabled, healthy again).
       if (delivery.status !== 'pending') void client.invalidateQueries({ queryKey: keys.installation(installationId) });
     });
@@ -97,5 +114,28 @@ export function withDispatch(pages: DispatchPages, dispatch: Dispatch): Dispatch
     pages: pages.pages.map((page, index) =>
       index === 0 ? { ...page, dispatches: [dispatch, ...page.dispatches] } : page,
     ),
+  };
+}
+
+/** The Events log with the line of this delivery brought up to date (the same pages when it has none). */
+export function withDeliveryLine(pages: DispatchPages, delivery: Delivery): DispatchPages {
+  if (!pages.pages.some((page) => page.dispatches.some((d) => d.delivery?.id === delivery.id))) return pages;
+  const last = delivery.attempts.at(-1);
+  return {
+    ...pages,
+    pages: pages.pages.map((page) => ({
+      ...page,
+      dispatches: page.dispatches.map((d) =>
+        d.delivery?.id === delivery.id
+          ? {
+              ...d,
+              status: last?.status ?? 0,
+              durationMs: last?.durationMs ?? 0,
+              error: delivery.lastError,
+              delivery: { ...d.delivery, status: delivery.status, attempts: delivery.attempts.length },
+            }
+          : d,
+      ),
+    })),
   };
 }
