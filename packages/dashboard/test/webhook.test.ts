@@ -261,6 +261,25 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
       .fill(receiver.script('/hooks', [200]));
     await form().getByRole('button', { name: 'Save' }).click();
     await form().getByText('Saved.').waitFor();
+    // A subscription added through the API is listed under the configured one, with what it receives.
+    const ada = world.as(world.tokens.ada);
+    const added = await ada('POST', `/v1/installations/${spaceInstallation}/endpoints`, {
+      url: receiver.script('/more', [200]),
+      eventTypes: ['space_content_updated'],
+      policy: 'extended',
+    });
+    expect(added.status).toBe(201);
+    await page.reload();
+    const health = page.getByRole('region', { name: 'Endpoint health' });
+    await health.getByRole('heading', { name: 'More subscriptions' }).waitFor();
+    await health.getByText('Receives Content updated · extended retries').waitFor();
+    expect((await ada('DELETE', `/v1/installations/${spaceInstallation}/endpoints/${added.body.id}`)).status).toBe(204);
+    await page.reload();
+    await health
+      .getByText(/Endpoint: /)
+      .first()
+      .waitFor();
+    expect(await health.getByRole('heading', { name: 'More subscriptions' }).count()).toBe(0);
   });
 
   it('pages through the delivery log, 50 at a time', async () => {

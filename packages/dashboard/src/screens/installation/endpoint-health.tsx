@@ -3,18 +3,23 @@ import { Button } from 'react-aria-components';
 import { api, call } from '../../api/client';
 import { type Endpoint, type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
+import { eventName } from '../../components/event-name';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
 
 /**
- * Where the installation delivers: the URL its configuration holds, with its health and Send test
- * event; then earlier URLs that still have a health record (failing or disabled ones can be
- * re-enabled).
+ * Where the installation delivers: the URL its configuration holds (its first subscription), with
+ * its health and Send test event; then the subscriptions added through the API, each with the
+ * events it receives; then earlier URLs that still have a health record (failing or disabled ones
+ * can be re-enabled).
  */
 export function EndpointHealth({ installation }: { installation: InstallationPage }) {
   const url = typeof installation.configuration.url === 'string' ? installation.configuration.url : undefined;
-  const current = installation.endpoints.find((endpoint) => endpoint.url === url);
-  const earlier = installation.endpoints.filter((endpoint) => endpoint !== current);
+  const current =
+    installation.endpoints.find((endpoint) => endpoint.fromConfiguration) ??
+    installation.endpoints.find((endpoint) => endpoint.url === url);
+  const more = installation.endpoints.filter((endpoint) => endpoint !== current && endpoint.subscribed);
+  const earlier = installation.endpoints.filter((endpoint) => endpoint !== current && !endpoint.subscribed);
   return (
     <section aria-labelledby="endpoints-heading">
       <h3 id="endpoints-heading">Endpoint health</h3>
@@ -34,6 +39,33 @@ export function EndpointHealth({ installation }: { installation: InstallationPag
         {current ? <EndpointDetails installationId={installation.id} endpoint={current} /> : null}
         <TestEvent installationId={installation.id} hasUrl={url !== undefined} />
       </div>
+      {more.length > 0 ? (
+        <>
+          <h4>More subscriptions</h4>
+          <ul className="stack plain-list">
+            {more.map((endpoint) => (
+              <li key={endpoint.id} className="panel">
+                <div className="row">
+                  <code className="wrap-anywhere">{endpoint.url}</code>
+                  {endpoint.enabled ? (
+                    <StatusText status={endpoint.state} label="Endpoint" />
+                  ) : (
+                    <span className="muted">switched off</span>
+                  )}
+                </div>
+                <p className="muted">
+                  Receives {endpoint.eventTypes.map(eventName).join(', ')}
+                  {endpoint.policy ? ` · ${endpoint.policy} retries` : ''}
+                  {Object.keys(endpoint.headers).length > 0
+                    ? ` · its own headers: ${Object.keys(endpoint.headers).join(', ')}`
+                    : ''}
+                </p>
+                <EndpointDetails installationId={installation.id} endpoint={endpoint} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       {earlier.length > 0 ? (
         <>
           <h4>Earlier URLs</h4>
