@@ -26,6 +26,7 @@ import { operationsRoutes } from './observability/routes.js';
 import { startTracing } from './observability/start-tracing.js';
 import type { TracingSettings } from './observability/tracing.js';
 import { openDatabase } from './storage/database.js';
+import { isStorageFull, STATEMENT_TIMEOUT_MS } from './storage/database-faults.js';
 import { GroupCommit, groupCommitOptions } from './storage/group-commit.js';
 import { loadMigrations, migrate } from './storage/migrate.js';
 import * as deliveryQueue from './storage/repositories/delivery-queue.js';
@@ -103,10 +104,18 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     version: VERSION,
     logger,
   });
+  // From now on a statement that gets no answer in time fails, and so does its request, with 503
+  // (migrations, above, may take longer).
+  database.limitStatements(STATEMENT_TIMEOUT_MS);
+  /** When a write last found the disk full (readiness answers 503 storage_full for a while after). */
+  let storageFullAt: number | undefined;
   const writes = new GroupCommit(database.db, {
     ...groupCommitOptions(database.dialect),
     onBatch: (size) => metrics.batchCommitted(size),
     beforeWrites: database.beforeWrites,
+    onFailure: (error) => {
+      if (isStorageFull(error)) storageFullAt = performance.now();
+    },
   });
   const ctx: ServiceContext = {
     db: database.db,
@@ -216,6 +225,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       { name: 'the dispatcher', isRunning: () => dispatcher.isRunning },
       { name: 'the delivery engine', isRunning: () => deliveries.isRunning },
     ],
+    storageFullAt: () => storageFullAt,
   });
   // Aborted when the server stops: open event streams end (else closing would wait for them).
   const stopping = new AbortController();

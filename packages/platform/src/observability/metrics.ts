@@ -52,6 +52,23 @@ export interface MetricSources {
   logger?: Logger | undefined;
 }
 
+/**
+ * How long a scrape waits for the database's readings (ms). `/metrics` never waits on the database
+ * longer: a reading without an answer by then leaves its gauge without samples for that scrape, and
+ * the next scrape does not ask again while it is still out (DESIGN: degraded, not hung).
+ */
+export const SCRAPE_DATABASE_BUDGET_MS = 500;
+
+/**
+ * Node's default gauges whose names end in `_total`, which Prometheus keeps for counters (promtool
+ * refuses them): not exported. Their sums by type are (`nodejs_active_handles` and so on).
+ */
+const GAUGES_NAMED_AS_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const RECEIPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
@@ -119,6 +136,7 @@ export class PlatformMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    for (const name of GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
     this.scraped('portico_outbox_owed', 'Outbox rows not dispatched yet (all nodes)', [], async (gauge, s) => {
       gauge.set(await owed.owedDispatches(s.db));
     });
@@ -225,8 +243,12 @@ export class PlatformMetrics {
     this.workerStops.inc({ reason });
   }
 
+  /** When the readings of the scrape under way must be in (SCRAPE_DATABASE_BUDGET_MS). */
+  private scrapeDeadline = 0;
+
   /** The exposition text and its content type. */
   async render(): Promise<{ text: string; contentType: string }> {
+    this.scrapeDeadline = performance.now() + SCRAPE_DATABASE_BUDGET_MS;
     return { text: await this.registry.metrics(), contentType: this.registry.contentType };
   }
 
@@ -241,6 +263,8 @@ export class PlatformMetrics {
     read: (gauge: Gauge<string>, sources: MetricSources) => Promise<void> | void,
   ): void {
     const metrics = this;
+    /** A reading still out from an earlier scrape (the database did not answer it in time). */
+    let outstanding: Promise<void> | undefined;
     new Gauge({
       name,
       help,
@@ -249,12 +273,31 @@ export class PlatformMetrics {
       async collect() {
         this.reset();
         const sources = metrics.sources;
-        if (sources === undefined) return;
+        if (sources === undefined || outstanding !== undefined) return;
+        let timer: NodeJS.Timeout | undefined;
         try {
-          await read(this, sources);
+          const reading = read(this, sources);
+          if (reading === undefined) return;
+          outstanding = reading;
+          const clear = () => {
+            if (outstanding === reading) outstanding = undefined;
+          };
+          reading.then(clear, clear);
+          const late = new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), Math.max(0, metrics.scrapeDeadline - performance.now()));
+          });
+          if ((await Promise.race([reading, late])) === 'late') {
+            this.reset();
+            sources.logger?.warn(
+              { metric: name },
+              `the database did not answer a metric's reading within ${SCRAPE_DATABASE_BUDGET_MS} ms; it has no samples in this scrape`,
+            );
+          }
         } catch (error) {
           this.reset();
           sources.logger?.warn({ err: error, metric: name }, 'could not read a metric');
+        } finally {
+          clearTimeout(timer);
         }
       },
     });
