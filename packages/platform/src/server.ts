@@ -37,6 +37,14 @@ import { NO_DELIVERY_ENGINE, type ServiceContext } from './types.js';
 export const VERSION = '0.1.0';
 /** How long a stopping server waits for dispatches in flight before it ends their workers. */
 const SHUTDOWN_GRACE_MS = 3000;
+/**
+ * How long stopping may take after the drain time. Past it (a database that does not answer holds
+ * requests, engines and the pool's connections), the connections still open are closed under the
+ * work that waits on them: the process stops within the drain time and 5 s whatever the database does.
+ */
+export const STOP_LIMIT_MS = 4000;
+/** How long closing the database may take once its connections were closed under their statements. */
+const FORCED_CLOSE_MS = 500;
 
 export interface RunningPlatform {
   url: string;
@@ -276,31 +284,66 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         // Not ready from now on; with a drain time, requests are still served meanwhile.
         readiness.drain();
         if (tuning.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, tuning.drainMs));
-        stopping.abort();
-        await new Promise<void>((done) => {
-          // Requests in flight finish; connections that fall idle are closed as they do.
-          const sweep = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);
-          server.close(() => {
-            clearInterval(sweep);
-            done();
-          });
-          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        // Past the limit, what still waits (on a database that does not answer) is cut short.
+        const deadline = performance.now() + STOP_LIMIT_MS;
+        let limit: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => {
+          limit = setTimeout(() => resolve('late'), STOP_LIMIT_MS);
         });
-        // Dispatches in flight get a grace period; those still waiting after it (behind a worker
-        // that does not answer) end when the hosts close, and their rows go out again later.
-        await dispatcher.stop(SHUTDOWN_GRACE_MS);
-        await recoveries.stop();
-        await deliveries.stop();
-        await alerts?.drain();
-        await retention.stop();
-        await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
-        await dispatcher.stop();
-        // The spans of the work that ended are sent before the server is gone.
-        await tracing?.close().catch((error) => logger.warn({ err: error }, 'could not send the last traces'));
-        await writes.drain();
-        await database.close();
+        const stopped = stopParts().then(() => 'stopped' as const);
+        const outcome = await Promise.race([stopped, late]);
+        clearTimeout(limit);
+        if (outcome === 'late') {
+          logger.warn(
+            `stopping took more than ${STOP_LIMIT_MS / 1000} s (the database does not answer?): closing the connections still open under the work that waits on them`,
+          );
+          if ('closeAllConnections' in server) server.closeAllConnections();
+          // The work still waiting fails as its connections close; its rows are taken up again later.
+          stopped.catch(() => {});
+        }
+        const forceAfterMs = Math.max(0, deadline - performance.now());
+        const closed = database.close(forceAfterMs);
+        if (database.dialect === 'sqlite') await closed;
+        else {
+          // PostgreSQL: a connection the pool ends politely waits for the server's goodbye, which a
+          // hanging server never sends; forced past the deadline, and not waited for after that.
+          let forced: NodeJS.Timeout | undefined;
+          await Promise.race([
+            closed,
+            new Promise<void>((resolve) => {
+              forced = setTimeout(resolve, forceAfterMs + FORCED_CLOSE_MS);
+            }),
+          ]).catch((error) => logger.warn({ err: error }, 'could not close the database cleanly'));
+          clearTimeout(forced);
+        }
       })();
       return closing;
     },
   };
+
+  /** Everything but the database, in order: requests, dispatches, engines, hosts, traces, writes. */
+  async function stopParts(): Promise<void> {
+    stopping.abort();
+    await new Promise<void>((done) => {
+      // Requests in flight finish; connections that fall idle are closed as they do.
+      const sweep = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);
+      server.close(() => {
+        clearInterval(sweep);
+        done();
+      });
+      if ('closeIdleConnections' in server) server.closeIdleConnections();
+    });
+    // Dispatches in flight get a grace period; those still waiting after it (behind a worker
+    // that does not answer) end when the hosts close, and their rows go out again later.
+    await dispatcher.stop(SHUTDOWN_GRACE_MS);
+    await recoveries.stop();
+    await deliveries.stop();
+    await alerts?.drain();
+    await retention.stop();
+    await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
+    await dispatcher.stop();
+    // The spans of the work that ended are sent before the server is gone.
+    await tracing?.close().catch((error) => logger.warn({ err: error }, 'could not send the last traces'));
+    await writes.drain();
+  }
 }

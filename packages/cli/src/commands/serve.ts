@@ -122,6 +122,9 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
   signals.dispose();
   logger.info('stopped');
   lines.close();
+  // Should anything still hold the event loop once stopped (a socket to a database that never said
+  // goodbye), the process ends anyway: a stopped server must not linger.
+  setTimeout(() => process.exit(0), 1000).unref();
   return 0;
 }
 

@@ -38,8 +38,9 @@ export interface OpenDatabase {
    */
   limitStatements(ms: number): void;
   /**
-   * Closes the database. After `forceAfterMs`, connections still held (by statements that hang)
-   * are closed under them, so that closing ends even while the database does not answer.
+   * Closes the database. PostgreSQL: after `forceAfterMs`, connections still open (held by
+   * statements that hang, or waiting for the server's goodbye) are closed under them, so that
+   * closing ends even while the database does not answer.
    */
   close(forceAfterMs?: number): Promise<void>;
 }
@@ -216,14 +217,14 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
   // and the original error is what the caller gets).
   const names = new Map<string, string | null>();
   let statementTimeoutMs = 0;
-  const held = new Set<pg.PoolClient>();
+  /** The pool's connections (closed under their work when closing must not wait: `close`). */
+  const open = new Set<pg.PoolClient>();
   /** Ends a connection under whatever runs on it: the statement fails, and the pool drops it on release. */
   const destroy = (client: pg.PoolClient) =>
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-  pool.on('acquire', (client) => held.add(client));
-  pool.on('release', (_error: unknown, client: pg.PoolClient) => held.delete(client));
-  pool.on('remove', (client) => held.delete(client as pg.PoolClient));
+  pool.on('remove', (client) => open.delete(client as pg.PoolClient));
   pool.on('connect', (client) => {
+    open.add(client);
     // The pool listens for errors only on idle connections: one that breaks while a caller holds
     // it (between a transaction's statements, say) would otherwise emit an error nobody hears,
     // which ends the process. Its next statement fails with the cause instead, and the pool drops
@@ -289,7 +290,7 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
         forceAfterMs === undefined
           ? undefined
           : setTimeout(() => {
-              for (const client of held) destroy(client);
+              for (const client of open) destroy(client);
             }, forceAfterMs);
       try {
         await db.destroy();

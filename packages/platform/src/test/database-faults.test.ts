@@ -16,8 +16,9 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningPlatform, startPlatform } from '../server.js';
-import { ADMIN_TOKEN, backends, postgresUrl } from '../test-support/backends.js';
+import { ADMIN_TOKEN, backends, postgresUrl, SECRET_KEY } from '../test-support/backends.js';
 import { FaultProxy } from '../test-support/fault-proxy.js';
+import { type ServeProcess, spawnServe } from '../test-support/serve-process.js';
 import { until } from '../test-support/webhook-world.js';
 
 interface Timed {
@@ -252,5 +253,62 @@ describe('SQLite locked by another process, and out of space', () => {
     expect(
       (await ingest(platform, { type: 'space_view', url: 'x'.repeat(200_000), revisionId: undefined })).status,
     ).toBe(202);
+  }, 60_000);
+});
+
+describe.each(backends)('portico serve on $name, stopped with SIGTERM while the database hangs', (backend) => {
+  const DRAIN_SECONDS = 1;
+  let serve: ServeProcess | undefined;
+  let proxy: FaultProxy | undefined;
+  let other: SQLite.Database | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    if (serve?.child.exitCode === null) serve.child.kill('SIGKILL');
+    if (other?.inTransaction) other.exec('rollback');
+    other?.close();
+    proxy?.heal();
+    await proxy?.close();
+    await cleanup?.();
+  });
+
+  it('stops within its drain time and 5 s, exit code 0, with a request in flight', async () => {
+    const fresh = await backend.fresh();
+    cleanup = fresh.cleanup;
+    let databaseUrl: string | undefined;
+    if (fresh.config.databaseUrl !== undefined) {
+      const target = new URL(fresh.config.databaseUrl);
+      proxy = await FaultProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+      databaseUrl = proxy.through(fresh.config.databaseUrl);
+    }
+    serve = await spawnServe({
+      PORTICO_DATA_DIR: fresh.config.dataDir,
+      PORTICO_DRAIN_SECONDS: String(DRAIN_SECONDS),
+      PORTICO_LOG_LEVEL: 'warn',
+      PORTICO_SECRET_KEY: SECRET_KEY,
+      PORTICO_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...(databaseUrl ? { PORTICO_DATABASE_URL: databaseUrl } : {}),
+    });
+    const platform = { url: serve.url, adminToken: ADMIN_TOKEN } as RunningPlatform;
+    await seedSpace(platform);
+    expect((await ingest(platform)).status).toBe(202);
+
+    if (proxy) proxy.hang();
+    else {
+      other = new SQLite(join(fresh.config.dataDir, 'portico.db'));
+      other.exec('begin immediate');
+    }
+    // Requests in flight while it stops (their answers do not matter here: 503, or the connection closed).
+    const inFlight = [ingest(platform).catch(() => undefined), ingest(platform).catch(() => undefined)];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const signalled = performance.now();
+    serve.child.kill('SIGTERM');
+    const exited = await Promise.race([
+      serve.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000)),
+    ]);
+    const seconds = (performance.now() - signalled) / 1000;
+    expect(exited).toBe(0);
+    expect(seconds).toBeLessThan(DRAIN_SECONDS + 5);
+    await Promise.all(inFlight);
   }, 60_000);
 });
