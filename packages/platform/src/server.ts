@@ -45,6 +45,18 @@ const SHUTDOWN_GRACE_MS = 3000;
 export const STOP_LIMIT_MS = 4000;
 /** How long closing the database may take once its connections were closed under their statements. */
 const FORCED_CLOSE_MS = 500;
+/**
+ * How long an idle keep-alive connection stays open (Node's default is 5 s). Load balancers keep
+ * idle connections to their backends for 60 s (AWS ALB, GCP, nginx's upstream keepalive, by
+ * default): a backend that closes first races the balancer's next request on that connection, and
+ * the client gets a 502. Longer than theirs, the balancer always closes first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * How long a request's headers may take to arrive: longer than the keep-alive time (else Node
+ * could end a reused connection while it waits for the next request's headers).
+ */
+export const HEADERS_TIMEOUT_MS = 66_000;
 
 export interface RunningPlatform {
   url: string;
@@ -253,6 +265,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
     s.once('error', reject);
   });
+  if ('keepAliveTimeout' in server) {
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   ctx.publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');
