@@ -20,7 +20,15 @@ export interface PostOptions {
 }
 
 export type PostResult =
-  | { kind: 'answered'; status: number; excerpt: string; durationMs: number; retryAfter?: string | undefined }
+  | {
+      kind: 'answered';
+      status: number;
+      excerpt: string;
+      durationMs: number;
+      retryAfter?: string | undefined;
+      /** A redirect's `Location`, resolved against the URL posted to (redirects are not followed). */
+      location?: string | undefined;
+    }
   | { kind: 'network'; error: Error; durationMs: number }
   | { kind: 'refused'; reason: string; durationMs: number };
 
@@ -106,6 +114,7 @@ export function postWebhook(
             excerpt: Buffer.concat(kept).toString('utf8'),
             durationMs: elapsed(),
             retryAfter: response.headers['retry-after'],
+            location: redirectTarget(target, response.statusCode ?? 0, response.headers.location),
           });
         response.on('end', done);
         response.on('close', done);
@@ -124,4 +133,28 @@ export function postWebhook(
     });
     request.end(bytes);
   });
+}
+
+/** Where a 3xx answer pointed, as an absolute URL (the header as sent when it is not a URL). */
+function redirectTarget(posted: URL, status: number, location: string | undefined): string | undefined {
+  if (status < 300 || status >= 400 || location === undefined) return undefined;
+  try {
+    return new URL(location, posted).toString().slice(0, 2000);
+  } catch {
+    return location.slice(0, 2000);
+  }
+}
+
+/**
+ * An attempt's error for an answer that is not 2xx. A redirect is not followed (the body and its
+ * signature are for the URL configured): the error says where `Location` pointed, so the operator
+ * can fix the endpoint's URL.
+ */
+export function answerError(result: { status: number; location?: string | undefined }): string {
+  if (result.status >= 300 && result.status < 400) {
+    return result.location === undefined
+      ? `${result.status}: redirects are not followed, and the answer had no Location`
+      : `${result.status}: redirects are not followed; Location pointed to ${result.location} (set the endpoint's URL to it if that is where deliveries belong)`;
+  }
+  return `the receiver answered ${result.status}`;
 }

@@ -108,6 +108,18 @@ export class PlatformMetrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  private readonly alertAttempts = new Counter({
+    name: 'portico_alert_delivery_attempts_total',
+    help: 'Operator alert delivery attempts (to PORTICO_ALERT_URL and organizations’ alert URLs), by outcome class; not in portico_delivery_attempts_total',
+    labelNames: ['class'],
+    registers: [this.registry],
+  });
+  private readonly alertDeliveries = new Counter({
+    name: 'portico_alert_deliveries_total',
+    help: 'Operator alert deliveries ended on this node, by outcome: delivered or failed; not in portico_deliveries_total',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'portico_delivery_attempt_duration_seconds',
     help: 'Time from sending a delivery attempt to its answer (or its failure), by outcome class',
@@ -223,9 +235,24 @@ export class PlatformMetrics {
     }
   }
 
-  /** One delivery attempt whose result was written: `status` is the delivery's status after it. */
-  attempted(eventId: string, post: PostResult, status: 'pending' | 'delivered' | 'failed', at: number): void {
+  /**
+   * One delivery attempt whose result was written: `status` is the delivery's status after it.
+   * `receiver` says whose it was: an operator alert's (an alerts installation's, see
+   * `isAlertsInstallation`) is counted apart, so that alerts never read as customers' deliveries.
+   */
+  attempted(
+    eventId: string,
+    post: PostResult,
+    status: 'pending' | 'delivered' | 'failed',
+    at: number,
+    receiver: 'customer' | 'alert' = 'customer',
+  ): void {
     const kind = attemptClass(post);
+    if (receiver === 'alert') {
+      this.alertAttempts.inc({ class: kind });
+      if (status !== 'pending') this.alertDeliveries.inc({ outcome: status });
+      return;
+    }
     this.attempts.inc({ class: kind });
     this.latency.observe({ class: kind }, post.durationMs / 1000);
     if (status === 'pending') return;
