@@ -153,3 +153,23 @@ describe('a redirect', () => {
     }
   });
 });
+
+describe('traceparent', () => {
+  it('is sent to the receiver when given, and only then', async () => {
+    const seen: (string | undefined)[] = [];
+    const receiver = createServer((req, res) => {
+      seen.push(req.headers.traceparent as string | undefined);
+      res.end('ok');
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    try {
+      await postWebhook(url, {}, '{}', { ...on, traceparent });
+      await postWebhook(url, {}, '{}', on);
+      expect(seen).toEqual([traceparent, undefined]);
+    } finally {
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
+  });
+});

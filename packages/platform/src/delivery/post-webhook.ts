@@ -17,6 +17,8 @@ const RESPONSE_READ_LIMIT = 1024 * 1024;
 export interface PostOptions {
   timeoutMs: number;
   allowPrivateNetwork: boolean;
+  /** A W3C `traceparent` naming the attempt's span, sent when tracing is told to (`TracingSettings.sendTraceparent`). */
+  traceparent?: string | undefined;
 }
 
 export type PostResult =
@@ -91,7 +93,11 @@ export function postWebhook(
       target,
       {
         method: 'POST',
-        headers: { ...headers, 'content-length': String(bytes.length) },
+        headers: {
+          ...headers,
+          ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
+          'content-length': String(bytes.length),
+        },
         agent: target.protocol === 'https:' ? agents.https : agents.http,
         lookup: guardedLookup(options.allowPrivateNetwork),
       },
