@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type DeliveryPolicyName, deliveryPolicyProblem } from '@portico/webhooks';
 import { newToken } from './access/tokens.js';
 import { ConfigError } from './errors/config-error.js';
 import { type TracingSettings, tracingFromEnv } from './observability/tracing.js';
@@ -34,6 +35,11 @@ export interface PlatformConfig {
   tracing?: TracingSettings | undefined;
   /** Operator alerts are POSTed here, signed (PORTICO_ALERT_URL; decision 034); unset: none are sent. */
   alertUrl?: string | undefined;
+  /**
+   * The delivery policy of deliveries whose installation chose none (PORTICO_DELIVERY_POLICY);
+   * unset: `standard`. An installation's own `delivery_policy` wins over it.
+   */
+  deliveryPolicy?: DeliveryPolicyName | undefined;
 }
 
 /**
@@ -218,6 +224,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     metricsToken: env.PORTICO_METRICS_TOKEN || undefined,
     tracing: tracingFromEnv(env),
     alertUrl: env.PORTICO_ALERT_URL ? checkAlertUrl(env.PORTICO_ALERT_URL, true, 'PORTICO_ALERT_URL') : undefined,
+    deliveryPolicy: env.PORTICO_DELIVERY_POLICY
+      ? checkDeliveryPolicy(env.PORTICO_DELIVERY_POLICY, 'PORTICO_DELIVERY_POLICY')
+      : undefined,
     tuning: Object.fromEntries(
       TUNING_SETTINGS.flatMap((setting) => {
         const text = env[setting.env];
@@ -231,6 +240,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
  * The alert URL as given, when deliveries can reach it: http(s), and http only where deliveries may
  * use it (PORTICO_ALLOW_PRIVATE_NETWORK=1). Throws a ConfigError naming `source` otherwise.
  */
+/** A server-wide default delivery policy's name, checked; a ConfigError naming `source` otherwise. */
+export function checkDeliveryPolicy(text: string, source: string): DeliveryPolicyName {
+  const name = text.trim();
+  const problem = deliveryPolicyProblem(source, name);
+  if (problem !== undefined) throw new ConfigError(problem.replaceAll('`', ''));
+  return name as DeliveryPolicyName;
+}
+
 export function checkAlertUrl(text: string, allowPrivateNetwork: boolean, source = 'PORTICO_ALERT_URL'): string {
   let url: URL | undefined;
   try {

@@ -152,6 +152,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     deliveries: NO_DELIVERY_ENGINE,
     metrics,
     tracing,
+    defaultDeliveryPolicy: config.deliveryPolicy,
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.

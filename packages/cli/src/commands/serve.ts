@@ -2,6 +2,7 @@ import { constants } from 'node:os';
 import {
   ConfigError,
   checkAlertUrl,
+  checkDeliveryPolicy,
   configFromEnv,
   createSignInCode,
   type PlatformConfig,
@@ -27,6 +28,7 @@ export interface ServeOptions {
   frameAncestors?: string;
   metricsToken?: string;
   alertUrl?: string;
+  deliveryPolicy?: string;
   secretKey?: string;
   logLevel?: string;
   /** Stop, as on SIGTERM, once the process that started this one has ended (`npm start`). */
@@ -57,6 +59,9 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
       ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
       ...(options.metricsToken !== undefined ? { metricsToken: options.metricsToken } : {}),
       ...(options.alertUrl !== undefined ? { alertUrl: options.alertUrl } : {}),
+      ...(options.deliveryPolicy !== undefined
+        ? { deliveryPolicy: checkDeliveryPolicy(options.deliveryPolicy, '--delivery-policy') }
+        : {}),
       ...(options.frameAncestors !== undefined
         ? { frameAncestors: parseFrameAncestors(options.frameAncestors, '--frame-ancestors') }
         : {}),
