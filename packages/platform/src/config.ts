@@ -63,6 +63,8 @@ export interface Tuning {
   deliveryPerInstallation: number;
   /** An endpoint whose every attempt failed for this long is disabled (ms; default 5 days). */
   endpointDisableAfterMs: number;
+  /** Failed attempts in a row to an endpoint after which `endpoint.failing` is alerted (default 5). */
+  endpointFailingAfter: number;
   /** Events, dispatches, deliveries and their attempts older than this are pruned (ms; default 30 days). */
   retentionMs: number;
   /** A workerd worker idle this long is stopped; the next dispatch starts it again (ms; default 5 min). */
@@ -84,6 +86,7 @@ export const TUNING_DEFAULTS: Tuning = {
   deliveryPerEndpoint: 8,
   deliveryPerInstallation: 16,
   endpointDisableAfterMs: 5 * DAY_MS,
+  endpointFailingAfter: 5,
   retentionMs: 30 * DAY_MS,
   workerIdleMs: 5 * 60 * 1000,
   maxWorkers: 16,
@@ -153,6 +156,13 @@ export const TUNING_SETTINGS: {
     flag: '--endpoint-disable-after-days',
     unit: 'days',
     description: 'disable an endpoint whose every attempt failed for this long',
+  },
+  {
+    key: 'endpointFailingAfter',
+    env: 'PORTICO_ENDPOINT_FAILING_AFTER',
+    flag: '--endpoint-failing-after',
+    unit: 'count',
+    description: 'alert endpoint.failing after this many failed attempts in a row to an endpoint',
   },
   {
     key: 'retentionMs',

@@ -197,7 +197,12 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   if (hosts.workerd.orphanWarning) logger.warn(hosts.workerd.orphanWarning);
   await publishBuiltins(ctx);
   // Alerts to PORTICO_ALERT_URL when set, and to organizations' alert URLs: deliveries of the engine made below (decisions 034, 036).
-  const alerts = await OperatorAlerts.start({ ctx, url: config.alertUrl, logger });
+  const alerts = await OperatorAlerts.start({
+    ctx,
+    url: config.alertUrl,
+    logger,
+    failingAfter: tuning.endpointFailingAfter,
+  });
   ctx.alerts = alerts;
   const dispatcher = new Dispatcher({
     ctx,
