@@ -9,7 +9,8 @@
  *   workers and their memory, the database pool, what the delivery engine holds in memory.
  *
  * Labels come from small fixed sets (event type, outcome, outcome class, stop reason, state), never
- * an installation, endpoint, event or delivery id.
+ * an installation, endpoint, event or delivery id; the one exception, `portico_top_failing_endpoints`,
+ * names at most TOP_FAILING_ENDPOINTS endpoints.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -68,6 +69,12 @@ const GAUGES_NAMED_AS_COUNTERS = [
   'nodejs_active_requests_total',
   'nodejs_active_resources_total',
 ];
+
+/**
+ * How many endpoints `portico_top_failing_endpoints` names: the one metric labelled by endpoint
+ * and installation ids, bounded so that it never holds more series than this.
+ */
+export const TOP_FAILING_ENDPOINTS = 10;
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const RECEIPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -168,6 +175,15 @@ export class PlatformMetrics {
     this.scraped('portico_endpoints', 'Delivery endpoints by health state', ['state'], async (gauge, s) => {
       for (const [state, n] of Object.entries(await owed.endpointsByHealth(s.db))) gauge.set({ state }, n);
     });
+    this.scraped(
+      'portico_top_failing_endpoints',
+      `Failed attempts in a row of the ${TOP_FAILING_ENDPOINTS} endpoints (not disabled) that fail most, by endpoint and installation id (all nodes); at most ${TOP_FAILING_ENDPOINTS} series`,
+      ['endpoint', 'installation'],
+      async (gauge, s) => {
+        for (const row of await owed.topFailingEndpoints(s.db, TOP_FAILING_ENDPOINTS))
+          gauge.set({ endpoint: row.id, installation: row.installation_id }, Number(row.consecutive_failures));
+      },
+    );
     this.scraped(
       'portico_deliveries_held',
       "Deliveries this node's engine holds in memory, by state: waiting (for a slot) or attempting",
