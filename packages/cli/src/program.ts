@@ -102,6 +102,10 @@ Ctrl-C stops it. Exit status: 0 once stopped, 1 when it could not start.
       'where operator alerts are POSTed, signed (PORTICO_ALERT_URL; an https URL, http with --allow-private-network)',
     )
     .option(
+      '--delivery-policy <name>',
+      'the delivery policy of installations that choose none: standard or extended (PORTICO_DELIVERY_POLICY; default standard)',
+    )
+    .option(
       '--secret-key <key>',
       '32 bytes, base64: encrypts secrets at rest (PORTICO_SECRET_KEY; else generated in the data dir)',
     )

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type DeliveryPolicyName, deliveryPolicyProblem } from '@portico/webhooks';
 import { newToken } from './access/tokens.js';
 import { ConfigError } from './errors/config-error.js';
 import { type TracingSettings, tracingFromEnv } from './observability/tracing.js';
@@ -34,6 +35,11 @@ export interface PlatformConfig {
   tracing?: TracingSettings | undefined;
   /** Operator alerts are POSTed here, signed (PORTICO_ALERT_URL; decision 034); unset: none are sent. */
   alertUrl?: string | undefined;
+  /**
+   * The delivery policy of deliveries whose installation chose none (PORTICO_DELIVERY_POLICY);
+   * unset: `standard`. An installation's own `delivery_policy` wins over it.
+   */
+  deliveryPolicy?: DeliveryPolicyName | undefined;
 }
 
 /**
@@ -57,6 +63,8 @@ export interface Tuning {
   deliveryPerInstallation: number;
   /** An endpoint whose every attempt failed for this long is disabled (ms; default 5 days). */
   endpointDisableAfterMs: number;
+  /** Failed attempts in a row to an endpoint after which `endpoint.failing` is alerted (default 5). */
+  endpointFailingAfter: number;
   /** Events, dispatches, deliveries and their attempts older than this are pruned (ms; default 30 days). */
   retentionMs: number;
   /** A workerd worker idle this long is stopped; the next dispatch starts it again (ms; default 5 min). */
@@ -78,6 +86,7 @@ export const TUNING_DEFAULTS: Tuning = {
   deliveryPerEndpoint: 8,
   deliveryPerInstallation: 16,
   endpointDisableAfterMs: 5 * DAY_MS,
+  endpointFailingAfter: 5,
   retentionMs: 30 * DAY_MS,
   workerIdleMs: 5 * 60 * 1000,
   maxWorkers: 16,
@@ -149,6 +158,13 @@ export const TUNING_SETTINGS: {
     description: 'disable an endpoint whose every attempt failed for this long',
   },
   {
+    key: 'endpointFailingAfter',
+    env: 'PORTICO_ENDPOINT_FAILING_AFTER',
+    flag: '--endpoint-failing-after',
+    unit: 'count',
+    description: 'alert endpoint.failing after this many failed attempts in a row to an endpoint',
+  },
+  {
     key: 'retentionMs',
     env: 'PORTICO_RETENTION_DAYS',
     flag: '--retention-days',
@@ -218,6 +234,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     metricsToken: env.PORTICO_METRICS_TOKEN || undefined,
     tracing: tracingFromEnv(env),
     alertUrl: env.PORTICO_ALERT_URL ? checkAlertUrl(env.PORTICO_ALERT_URL, true, 'PORTICO_ALERT_URL') : undefined,
+    deliveryPolicy: env.PORTICO_DELIVERY_POLICY
+      ? checkDeliveryPolicy(env.PORTICO_DELIVERY_POLICY, 'PORTICO_DELIVERY_POLICY')
+      : undefined,
     tuning: Object.fromEntries(
       TUNING_SETTINGS.flatMap((setting) => {
         const text = env[setting.env];
@@ -231,6 +250,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
  * The alert URL as given, when deliveries can reach it: http(s), and http only where deliveries may
  * use it (PORTICO_ALLOW_PRIVATE_NETWORK=1). Throws a ConfigError naming `source` otherwise.
  */
+/** A server-wide default delivery policy's name, checked; a ConfigError naming `source` otherwise. */
+export function checkDeliveryPolicy(text: string, source: string): DeliveryPolicyName {
+  const name = text.trim();
+  const problem = deliveryPolicyProblem(source, name);
+  if (problem !== undefined) throw new ConfigError(problem.replaceAll('`', ''));
+  return name as DeliveryPolicyName;
+}
+
 export function checkAlertUrl(text: string, allowPrivateNetwork: boolean, source = 'PORTICO_ALERT_URL'): string {
   let url: URL | undefined;
   try {

@@ -2,6 +2,7 @@ export { createSignInCode, SIGN_IN_CODE_TTL_MS } from './access/sessions.js';
 export {
   ConfigError,
   checkAlertUrl,
+  checkDeliveryPolicy,
   configFromEnv,
   type PlatformConfig,
   parseFrameAncestors,

@@ -28,6 +28,7 @@ import { operationsRoutes } from './observability/routes.js';
 import { startTracing } from './observability/start-tracing.js';
 import type { TracingSettings } from './observability/tracing.js';
 import { openDatabase } from './storage/database.js';
+import { isStorageFull, STATEMENT_TIMEOUT_MS } from './storage/database-faults.js';
 import { GroupCommit, groupCommitOptions } from './storage/group-commit.js';
 import { loadMigrations, migrate } from './storage/migrate.js';
 import * as deliveryQueue from './storage/repositories/delivery-queue.js';
@@ -38,6 +39,26 @@ import { NO_DELIVERY_ENGINE, type ServiceContext } from './types.js';
 export const VERSION = '0.1.0';
 /** How long a stopping server waits for dispatches in flight before it ends their workers. */
 const SHUTDOWN_GRACE_MS = 3000;
+/**
+ * How long stopping may take after the drain time. Past it (a database that does not answer holds
+ * requests, engines and the pool's connections), the connections still open are closed under the
+ * work that waits on them: the process stops within the drain time and 5 s whatever the database does.
+ */
+export const STOP_LIMIT_MS = 4000;
+/** How long closing the database may take once its connections were closed under their statements. */
+const FORCED_CLOSE_MS = 500;
+/**
+ * How long an idle keep-alive connection stays open (Node's default is 5 s). Load balancers keep
+ * idle connections to their backends for 60 s (AWS ALB, GCP, nginx's upstream keepalive, by
+ * default): a backend that closes first races the balancer's next request on that connection, and
+ * the client gets a 502. Longer than theirs, the balancer always closes first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * How long a request's headers may take to arrive: longer than the keep-alive time (else Node
+ * could end a reused connection while it waits for the next request's headers).
+ */
+export const HEADERS_TIMEOUT_MS = 66_000;
 
 export interface RunningPlatform {
   url: string;
@@ -105,10 +126,18 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     version: VERSION,
     logger,
   });
+  // From now on a statement that gets no answer in time fails, and so does its request, with 503
+  // (migrations, above, may take longer).
+  database.limitStatements(STATEMENT_TIMEOUT_MS);
+  /** When a write last found the disk full (readiness answers 503 storage_full for a while after). */
+  let storageFullAt: number | undefined;
   const writes = new GroupCommit(database.db, {
     ...groupCommitOptions(database.dialect),
     onBatch: (size) => metrics.batchCommitted(size),
     beforeWrites: database.beforeWrites,
+    onFailure: (error) => {
+      if (isStorageFull(error)) storageFullAt = performance.now();
+    },
   });
   const ctx: ServiceContext = {
     db: database.db,
@@ -125,6 +154,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     deliveries: NO_DELIVERY_ENGINE,
     metrics,
     tracing,
+    defaultDeliveryPolicy: config.deliveryPolicy,
   };
   if (database.dialect === 'sqlite') {
     // One process owns a SQLite file: claims left by a crashed run are free again at once.
@@ -169,7 +199,12 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   if (hosts.workerd.orphanWarning) logger.warn(hosts.workerd.orphanWarning);
   await publishBuiltins(ctx);
   // Alerts to PORTICO_ALERT_URL when set, and to organizations' alert URLs: deliveries of the engine made below (decisions 034, 036).
-  const alerts = await OperatorAlerts.start({ ctx, url: config.alertUrl, logger });
+  const alerts = await OperatorAlerts.start({
+    ctx,
+    url: config.alertUrl,
+    logger,
+    failingAfter: tuning.endpointFailingAfter,
+  });
   ctx.alerts = alerts;
   const dispatcher = new Dispatcher({
     ctx,
@@ -219,6 +254,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       { name: 'the dispatcher', isRunning: () => dispatcher.isRunning },
       { name: 'the delivery engine', isRunning: () => deliveries.isRunning },
     ],
+    storageFullAt: () => storageFullAt,
   });
   // Aborted when the server stops: open event streams end (else closing would wait for them).
   const stopping = new AbortController();
@@ -238,6 +274,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolveServer(s));
     s.once('error', reject);
   });
+  if ('keepAliveTimeout' in server) {
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   ctx.publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');
@@ -269,31 +309,66 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         // Not ready from now on; with a drain time, requests are still served meanwhile.
         readiness.drain();
         if (tuning.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, tuning.drainMs));
-        stopping.abort();
-        await new Promise<void>((done) => {
-          // Requests in flight finish; connections that fall idle are closed as they do.
-          const sweep = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);
-          server.close(() => {
-            clearInterval(sweep);
-            done();
-          });
-          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        // Past the limit, what still waits (on a database that does not answer) is cut short.
+        const deadline = performance.now() + STOP_LIMIT_MS;
+        let limit: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => {
+          limit = setTimeout(() => resolve('late'), STOP_LIMIT_MS);
         });
-        // Dispatches in flight get a grace period; those still waiting after it (behind a worker
-        // that does not answer) end when the hosts close, and their rows go out again later.
-        await dispatcher.stop(SHUTDOWN_GRACE_MS);
-        await recoveries.stop();
-        await deliveries.stop();
-        await alerts?.drain();
-        await retention.stop();
-        await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
-        await dispatcher.stop();
-        // The spans of the work that ended are sent before the server is gone.
-        await tracing?.close().catch((error) => logger.warn({ err: error }, 'could not send the last traces'));
-        await writes.drain();
-        await database.close();
+        const stopped = stopParts().then(() => 'stopped' as const);
+        const outcome = await Promise.race([stopped, late]);
+        clearTimeout(limit);
+        if (outcome === 'late') {
+          logger.warn(
+            `stopping took more than ${STOP_LIMIT_MS / 1000} s (the database does not answer?): closing the connections still open under the work that waits on them`,
+          );
+          if ('closeAllConnections' in server) server.closeAllConnections();
+          // The work still waiting fails as its connections close; its rows are taken up again later.
+          stopped.catch(() => {});
+        }
+        const forceAfterMs = Math.max(0, deadline - performance.now());
+        const closed = database.close(forceAfterMs);
+        if (database.dialect === 'sqlite') await closed;
+        else {
+          // PostgreSQL: a connection the pool ends politely waits for the server's goodbye, which a
+          // hanging server never sends; forced past the deadline, and not waited for after that.
+          let forced: NodeJS.Timeout | undefined;
+          await Promise.race([
+            closed,
+            new Promise<void>((resolve) => {
+              forced = setTimeout(resolve, forceAfterMs + FORCED_CLOSE_MS);
+            }),
+          ]).catch((error) => logger.warn({ err: error }, 'could not close the database cleanly'));
+          clearTimeout(forced);
+        }
       })();
       return closing;
     },
   };
+
+  /** Everything but the database, in order: requests, dispatches, engines, hosts, traces, writes. */
+  async function stopParts(): Promise<void> {
+    stopping.abort();
+    await new Promise<void>((done) => {
+      // Requests in flight finish; connections that fall idle are closed as they do.
+      const sweep = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);
+      server.close(() => {
+        clearInterval(sweep);
+        done();
+      });
+      if ('closeIdleConnections' in server) server.closeIdleConnections();
+    });
+    // Dispatches in flight get a grace period; those still waiting after it (behind a worker
+    // that does not answer) end when the hosts close, and their rows go out again later.
+    await dispatcher.stop(SHUTDOWN_GRACE_MS);
+    await recoveries.stop();
+    await deliveries.stop();
+    await alerts?.drain();
+    await retention.stop();
+    await Promise.all([hosts.workerd.close(), hosts.inProcess.close(), hosts.remote.close()]);
+    await dispatcher.stop();
+    // The spans of the work that ended are sent before the server is gone.
+    await tracing?.close().catch((error) => logger.warn({ err: error }, 'could not send the last traces'));
+    await writes.drain();
+  }
 }

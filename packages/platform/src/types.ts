@@ -25,6 +25,7 @@
  * - **service context**: what every service is given: the database, the shared write, the secret
  *   box, the clock, and the ports of this node's engines.
  */
+import type { DeliveryPolicyName } from '@portico/webhooks';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { SecretBox } from './access/secret-box.js';
 import type { AlertHooks } from './alerts/alert-hooks.js';
@@ -71,6 +72,11 @@ export interface ServiceContext {
   tracing?: Pick<PipelineTracing, 'ingest'> | undefined;
   /** Operator and organization alerts (alerts/operator-alerts.ts); unset in a context without a server. */
   alerts?: AlertHooks | undefined;
+  /**
+   * The delivery policy of a delivery asked for without one (PORTICO_DELIVERY_POLICY); undefined:
+   * `DEFAULT_DELIVERY_POLICY` (standard). An installation's own choice wins over it.
+   */
+  defaultDeliveryPolicy?: DeliveryPolicyName | undefined;
 }
 
 /** How deliveries reach the delivery engine of this node (server.ts wires the engine's `intake` in). */

@@ -2,6 +2,7 @@ import { constants } from 'node:os';
 import {
   ConfigError,
   checkAlertUrl,
+  checkDeliveryPolicy,
   configFromEnv,
   createSignInCode,
   type PlatformConfig,
@@ -27,6 +28,7 @@ export interface ServeOptions {
   frameAncestors?: string;
   metricsToken?: string;
   alertUrl?: string;
+  deliveryPolicy?: string;
   secretKey?: string;
   logLevel?: string;
   /** Stop, as on SIGTERM, once the process that started this one has ended (`npm start`). */
@@ -57,6 +59,9 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
       ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
       ...(options.metricsToken !== undefined ? { metricsToken: options.metricsToken } : {}),
       ...(options.alertUrl !== undefined ? { alertUrl: options.alertUrl } : {}),
+      ...(options.deliveryPolicy !== undefined
+        ? { deliveryPolicy: checkDeliveryPolicy(options.deliveryPolicy, '--delivery-policy') }
+        : {}),
       ...(options.frameAncestors !== undefined
         ? { frameAncestors: parseFrameAncestors(options.frameAncestors, '--frame-ancestors') }
         : {}),
@@ -122,6 +127,9 @@ export async function serve(options: ServeOptions, io: Io, env: NodeJS.ProcessEn
   signals.dispose();
   logger.info('stopped');
   lines.close();
+  // Should anything still hold the event loop once stopped (a socket to a database that never said
+  // goodbye), the process ends anyway: a stopped server must not linger.
+  setTimeout(() => process.exit(0), 1000).unref();
   return 0;
 }
 

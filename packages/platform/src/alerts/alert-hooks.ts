@@ -15,6 +15,17 @@ export interface AlertHooks {
   endpointEnabling(installationId: string, endpointId: string): Promise<(() => void) | undefined>;
   /** An integration's circuit breaker opened, after the failure of the dispatch of `row`. */
   circuitOpened(opened: CircuitOpened): void;
+  /**
+   * Early warning: an attempt to the endpoint failed, `failures` in a row now (its consecutive
+   * failures, as stored once the attempt's result committed). Sends `endpoint.failing` when that
+   * reaches the threshold (`OperatorAlertsOptions.failingAfter`), once per streak.
+   */
+  endpointFailed?(installationId: string, endpointId: string, failures: number, lastError: string): void;
+  /**
+   * An attempt to the endpoint succeeded after `failuresBefore` failures in a row: when those had
+   * reached the threshold (`endpoint.failing` was sent), sends `endpoint.recovered`.
+   */
+  endpointAnswered?(installationId: string, endpointId: string, failuresBefore: number): void;
 }
 
 export interface CircuitOpened {

@@ -40,7 +40,15 @@ export const organizationAlertsInstallationId = (organizationId: string) =>
 export const isAlertsInstallation = (installationId: string) =>
   installationId === ALERTS_INSTALLATION_ID || installationId.startsWith(`${ALERTS_INSTALLATION_ID}-`);
 
-export type AlertType = 'delivery.failed' | 'endpoint.disabled' | 'endpoint.recovered' | 'integration.circuit_opened';
+export type AlertType =
+  | 'delivery.failed'
+  | 'endpoint.failing'
+  | 'endpoint.disabled'
+  | 'endpoint.recovered'
+  | 'integration.circuit_opened';
+
+/** Failures in a row after which an endpoint is reported failing (`endpoint.failing`), by default. */
+export const FAILING_AFTER = 5;
 
 /** The JSON body of an alert: every key is always there, null when it does not apply. */
 export interface OperatorAlert {
@@ -71,6 +79,11 @@ export interface OperatorAlertsOptions {
   /** PORTICO_ALERT_URL; undefined: only organizations' alert URLs get alerts. */
   url: string | undefined;
   logger?: Logger | undefined;
+  /**
+   * Failures in a row after which `endpoint.failing` is sent (default FAILING_AFTER): an early
+   * warning, long before a delivery is given up or the endpoint disabled (days, under the extended policy).
+   */
+  failingAfter?: number | undefined;
 }
 
 type Facts = NonNullable<Awaited<ReturnType<typeof repository.installationFacts>>>;
@@ -100,10 +113,13 @@ export class OperatorAlerts implements AlertHooks {
   /** Alerts being read or written now (`drain` waits for them). */
   private readonly underWay = new Set<Promise<void>>();
 
+  private readonly failingAfter: number;
+
   private constructor(options: OperatorAlertsOptions) {
     this.ctx = options.ctx;
     this.url = options.url;
     this.logger = options.logger;
+    this.failingAfter = options.failingAfter ?? FAILING_AFTER;
   }
 
   /**
@@ -190,6 +206,50 @@ export class OperatorAlerts implements AlertHooks {
         }),
       );
     };
+  }
+
+  endpointFailed(installationId: string, endpointId: string, failures: number, lastError: string): void {
+    // Once per streak: at the threshold, not at every failure after it.
+    if (failures !== this.failingAfter || isAlertsInstallation(installationId)) return;
+    const at = this.ctx.now();
+    this.inBackground('failing endpoint', async () => {
+      const endpoint = await repository.endpointWithInstallation(this.ctx.db, installationId, endpointId);
+      if (endpoint === undefined) return;
+      await this.send(endpoint, endpoint.url, {
+        eventId: `endpoint.failing:${endpoint.id}:${at}`,
+        type: 'endpoint.failing',
+        installation: installationOf(endpoint),
+        endpoint: { id: endpoint.id, url: endpoint.url, disabledReason: endpoint.disabled_reason },
+        event: null,
+        delivery: null,
+        circuit: null,
+        lastError: lastError.slice(0, 2000),
+      });
+    });
+  }
+
+  endpointAnswered(installationId: string, endpointId: string, failuresBefore: number): void {
+    // Only a streak that was reported failing is reported over.
+    if (failuresBefore < this.failingAfter || isAlertsInstallation(installationId)) return;
+    const at = this.ctx.now();
+    this.inBackground('recovered endpoint', async () => {
+      const endpoint = await repository.endpointWithInstallation(this.ctx.db, installationId, endpointId);
+      if (endpoint === undefined) return;
+      await this.send(endpoint, endpoint.url, {
+        eventId: `endpoint.recovered:${endpoint.id}:${at}`,
+        type: 'endpoint.recovered',
+        installation: installationOf(endpoint),
+        endpoint: { id: endpoint.id, url: endpoint.url, disabledReason: endpoint.disabled_reason },
+        event: null,
+        delivery: null,
+        circuit: null,
+        lastError:
+          `answered after ${failuresBefore} failed attempts in a row; last: ${endpoint.last_error ?? 'unknown'}`.slice(
+            0,
+            2000,
+          ),
+      });
+    });
   }
 
   circuitOpened(opened: CircuitOpened): void {

@@ -4,7 +4,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PostResult, postWebhook } from './post-webhook.js';
+import { answerError, type PostResult, postWebhook } from './post-webhook.js';
 
 let server: Server;
 let port: number;
@@ -125,5 +125,51 @@ describe('connections kept alive between attempts', () => {
       expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
       expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
     });
+  });
+});
+
+describe('a redirect', () => {
+  it('is not followed, and the answer keeps where Location pointed, resolved against the URL posted to', async () => {
+    const redirecting = createServer((req, res) => {
+      res.writeHead(req.url === '/relative' ? 302 : 301, {
+        location: req.url === '/relative' ? '/moved/here?x=1' : 'https://hooks.example.com/new',
+      });
+      res.end();
+    });
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+    try {
+      const relative = await postWebhook(`${base}/relative`, {}, '{}', on);
+      expect(relative).toMatchObject({ kind: 'answered', status: 302, location: `${base}/moved/here?x=1` });
+      const absolute = await postWebhook(`${base}/absolute`, {}, '{}', on);
+      expect(absolute).toMatchObject({ kind: 'answered', status: 301, location: 'https://hooks.example.com/new' });
+      expect(answerError(absolute as { status: number; location?: string })).toBe(
+        "301: redirects are not followed; Location pointed to https://hooks.example.com/new (set the endpoint's URL to it if that is where deliveries belong)",
+      );
+      expect(answerError({ status: 500 })).toBe('the receiver answered 500');
+      expect(answerError({ status: 307 })).toMatch(/had no Location/);
+    } finally {
+      await new Promise<void>((r) => redirecting.close(() => r()));
+    }
+  });
+});
+
+describe('traceparent', () => {
+  it('is sent to the receiver when given, and only then', async () => {
+    const seen: (string | undefined)[] = [];
+    const receiver = createServer((req, res) => {
+      seen.push(req.headers.traceparent as string | undefined);
+      res.end('ok');
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    try {
+      await postWebhook(url, {}, '{}', { ...on, traceparent });
+      await postWebhook(url, {}, '{}', on);
+      expect(seen).toEqual([traceparent, undefined]);
+    } finally {
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
   });
 });

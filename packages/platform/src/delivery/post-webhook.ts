@@ -17,10 +17,20 @@ const RESPONSE_READ_LIMIT = 1024 * 1024;
 export interface PostOptions {
   timeoutMs: number;
   allowPrivateNetwork: boolean;
+  /** A W3C `traceparent` naming the attempt's span, sent when tracing is told to (`TracingSettings.sendTraceparent`). */
+  traceparent?: string | undefined;
 }
 
 export type PostResult =
-  | { kind: 'answered'; status: number; excerpt: string; durationMs: number; retryAfter?: string | undefined }
+  | {
+      kind: 'answered';
+      status: number;
+      excerpt: string;
+      durationMs: number;
+      retryAfter?: string | undefined;
+      /** A redirect's `Location`, resolved against the URL posted to (redirects are not followed). */
+      location?: string | undefined;
+    }
   | { kind: 'network'; error: Error; durationMs: number }
   | { kind: 'refused'; reason: string; durationMs: number };
 
@@ -83,7 +93,11 @@ export function postWebhook(
       target,
       {
         method: 'POST',
-        headers: { ...headers, 'content-length': String(bytes.length) },
+        headers: {
+          ...headers,
+          ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
+          'content-length': String(bytes.length),
+        },
         agent: target.protocol === 'https:' ? agents.https : agents.http,
         lookup: guardedLookup(options.allowPrivateNetwork),
       },
@@ -106,6 +120,7 @@ export function postWebhook(
             excerpt: Buffer.concat(kept).toString('utf8'),
             durationMs: elapsed(),
             retryAfter: response.headers['retry-after'],
+            location: redirectTarget(target, response.statusCode ?? 0, response.headers.location),
           });
         response.on('end', done);
         response.on('close', done);
@@ -124,4 +139,28 @@ export function postWebhook(
     });
     request.end(bytes);
   });
+}
+
+/** Where a 3xx answer pointed, as an absolute URL (the header as sent when it is not a URL). */
+function redirectTarget(posted: URL, status: number, location: string | undefined): string | undefined {
+  if (status < 300 || status >= 400 || location === undefined) return undefined;
+  try {
+    return new URL(location, posted).toString().slice(0, 2000);
+  } catch {
+    return location.slice(0, 2000);
+  }
+}
+
+/**
+ * An attempt's error for an answer that is not 2xx. A redirect is not followed (the body and its
+ * signature are for the URL configured): the error says where `Location` pointed, so the operator
+ * can fix the endpoint's URL.
+ */
+export function answerError(result: { status: number; location?: string | undefined }): string {
+  if (result.status >= 300 && result.status < 400) {
+    return result.location === undefined
+      ? `${result.status}: redirects are not followed, and the answer had no Location`
+      : `${result.status}: redirects are not followed; Location pointed to ${result.location} (set the endpoint's URL to it if that is where deliveries belong)`;
+  }
+  return `the receiver answered ${result.status}`;
 }

@@ -22,8 +22,10 @@ export type ErrorKind =
   | 'integration_failed'
   /** The integration did not answer within its time. */
   | 'integration_timeout'
-  /** The thing cannot serve now (paused, draining) and may later. */
-  | 'unavailable';
+  /** The thing cannot serve now (paused, draining, the database unreachable) and may later. */
+  | 'unavailable'
+  /** The disk that holds the database is full: nothing more can be stored until space is freed. */
+  | 'storage_full';
 
 export class DomainError extends Error {
   constructor(

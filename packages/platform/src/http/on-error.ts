@@ -8,6 +8,12 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorKind } from '../errors/domain-error.js';
+import {
+  isDatabaseUnavailable,
+  isStorageFull,
+  RETRY_AFTER_FULL_S,
+  RETRY_AFTER_UNAVAILABLE_S,
+} from '../storage/database-faults.js';
 
 export const STATUS_OF: Record<ErrorKind, ContentfulStatusCode> = {
   invalid: 400,
@@ -20,13 +26,48 @@ export const STATUS_OF: Record<ErrorKind, ContentfulStatusCode> = {
   integration_failed: 502,
   unavailable: 503,
   integration_timeout: 504,
+  storage_full: 507,
 };
+
+/** Seconds a client should wait before trying again, by error code (sent as `Retry-After`). */
+const RETRY_AFTER: Record<string, number> = {
+  database_unavailable: RETRY_AFTER_UNAVAILABLE_S,
+  storage_full: RETRY_AFTER_FULL_S,
+};
+
+/**
+ * A database error that is about the database, not the request, in the API's words: it did not
+ * answer (503 `database_unavailable`, try again shortly) or its disk is full (507 `storage_full`).
+ * Undefined for any other error.
+ */
+export function databaseFault(error: unknown): DomainError | undefined {
+  if (isStorageFull(error)) {
+    return new DomainError(
+      'storage_full',
+      'storage_full',
+      'the disk that holds the database is full: nothing was stored. Send it again once the operator has freed space',
+    );
+  }
+  if (isDatabaseUnavailable(error)) {
+    const reason = (error as { message?: unknown }).message;
+    return new DomainError(
+      'unavailable',
+      'database_unavailable',
+      `the database is unavailable${typeof reason === 'string' && reason ? ` (${reason})` : ''}; this request was not acknowledged. Send it again after the Retry-After delay (a repeated eventId is accepted once)`,
+    );
+  }
+  return undefined;
+}
 
 /** A domain error as the API answers it, for the places that answer without Hono's `c`. */
 export function errorResponse(error: DomainError): Response {
+  const retryAfter = RETRY_AFTER[error.code];
   return Response.json(
     { error: { code: error.code, message: error.message, ...error.details } },
-    { status: STATUS_OF[error.kind] },
+    {
+      status: STATUS_OF[error.kind],
+      ...(retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } }),
+    },
   );
 }
 
@@ -43,6 +84,11 @@ export function onError(logger: Logger | undefined) {
             ? `the body is not valid JSON: ${error.message}`
             : error.message;
       return c.json({ error: { code, message } }, error.status);
+    }
+    const fault = databaseFault(error);
+    if (fault !== undefined) {
+      logger?.warn({ err: error, path: c.req.path }, `answered ${fault.code}`);
+      return errorResponse(fault);
     }
     if (isUniqueViolation(error)) {
       return c.json(

@@ -9,7 +9,8 @@
  *   workers and their memory, the database pool, what the delivery engine holds in memory.
  *
  * Labels come from small fixed sets (event type, outcome, outcome class, stop reason, state), never
- * an installation, endpoint, event or delivery id.
+ * an installation, endpoint, event or delivery id; the one exception, `portico_top_failing_endpoints`,
+ * names at most TOP_FAILING_ENDPOINTS endpoints.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -52,6 +53,29 @@ export interface MetricSources {
   logger?: Logger | undefined;
 }
 
+/**
+ * How long a scrape waits for the database's readings (ms). `/metrics` never waits on the database
+ * longer: a reading without an answer by then leaves its gauge without samples for that scrape, and
+ * the next scrape does not ask again while it is still out (DESIGN: degraded, not hung).
+ */
+export const SCRAPE_DATABASE_BUDGET_MS = 500;
+
+/**
+ * Node's default gauges whose names end in `_total`, which Prometheus keeps for counters (promtool
+ * refuses them): not exported. Their sums by type are (`nodejs_active_handles` and so on).
+ */
+const GAUGES_NAMED_AS_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/**
+ * How many endpoints `portico_top_failing_endpoints` names: the one metric labelled by endpoint
+ * and installation ids, bounded so that it never holds more series than this.
+ */
+export const TOP_FAILING_ENDPOINTS = 10;
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const RECEIPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
@@ -91,6 +115,18 @@ export class PlatformMetrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  private readonly alertAttempts = new Counter({
+    name: 'portico_alert_delivery_attempts_total',
+    help: 'Operator alert delivery attempts (to PORTICO_ALERT_URL and organizations’ alert URLs), by outcome class; not in portico_delivery_attempts_total',
+    labelNames: ['class'],
+    registers: [this.registry],
+  });
+  private readonly alertDeliveries = new Counter({
+    name: 'portico_alert_deliveries_total',
+    help: 'Operator alert deliveries ended on this node, by outcome: delivered or failed; not in portico_deliveries_total',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'portico_delivery_attempt_duration_seconds',
     help: 'Time from sending a delivery attempt to its answer (or its failure), by outcome class',
@@ -119,6 +155,7 @@ export class PlatformMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    for (const name of GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
     this.scraped('portico_outbox_owed', 'Outbox rows not dispatched yet (all nodes)', [], async (gauge, s) => {
       gauge.set(await owed.owedDispatches(s.db));
     });
@@ -138,6 +175,15 @@ export class PlatformMetrics {
     this.scraped('portico_endpoints', 'Delivery endpoints by health state', ['state'], async (gauge, s) => {
       for (const [state, n] of Object.entries(await owed.endpointsByHealth(s.db))) gauge.set({ state }, n);
     });
+    this.scraped(
+      'portico_top_failing_endpoints',
+      `Failed attempts in a row of the ${TOP_FAILING_ENDPOINTS} endpoints (not disabled) that fail most, by endpoint and installation id (all nodes); at most ${TOP_FAILING_ENDPOINTS} series`,
+      ['endpoint', 'installation'],
+      async (gauge, s) => {
+        for (const row of await owed.topFailingEndpoints(s.db, TOP_FAILING_ENDPOINTS))
+          gauge.set({ endpoint: row.id, installation: row.installation_id }, Number(row.consecutive_failures));
+      },
+    );
     this.scraped(
       'portico_deliveries_held',
       "Deliveries this node's engine holds in memory, by state: waiting (for a slot) or attempting",
@@ -205,14 +251,29 @@ export class PlatformMetrics {
     }
   }
 
-  /** One delivery attempt whose result was written: `status` is the delivery's status after it. */
   /** A delivery recorded failed without an attempt (its subscription is disabled). */
   deliveryFailedUnattempted(): void {
     this.deliveries.inc({ outcome: 'failed' });
   }
 
-  attempted(eventId: string, post: PostResult, status: 'pending' | 'delivered' | 'failed', at: number): void {
+  /**
+   * One delivery attempt whose result was written: `status` is the delivery's status after it.
+   * `receiver` says whose it was: an operator alert's (an alerts installation's, see
+   * `isAlertsInstallation`) is counted apart, so that alerts never read as customers' deliveries.
+   */
+  attempted(
+    eventId: string,
+    post: PostResult,
+    status: 'pending' | 'delivered' | 'failed',
+    at: number,
+    receiver: 'customer' | 'alert' = 'customer',
+  ): void {
     const kind = attemptClass(post);
+    if (receiver === 'alert') {
+      this.alertAttempts.inc({ class: kind });
+      if (status !== 'pending') this.alertDeliveries.inc({ outcome: status });
+      return;
+    }
     this.attempts.inc({ class: kind });
     this.latency.observe({ class: kind }, post.durationMs / 1000);
     if (status === 'pending') return;
@@ -230,8 +291,12 @@ export class PlatformMetrics {
     this.workerStops.inc({ reason });
   }
 
+  /** When the readings of the scrape under way must be in (SCRAPE_DATABASE_BUDGET_MS). */
+  private scrapeDeadline = 0;
+
   /** The exposition text and its content type. */
   async render(): Promise<{ text: string; contentType: string }> {
+    this.scrapeDeadline = performance.now() + SCRAPE_DATABASE_BUDGET_MS;
     return { text: await this.registry.metrics(), contentType: this.registry.contentType };
   }
 
@@ -246,6 +311,8 @@ export class PlatformMetrics {
     read: (gauge: Gauge<string>, sources: MetricSources) => Promise<void> | void,
   ): void {
     const metrics = this;
+    /** A reading still out from an earlier scrape (the database did not answer it in time). */
+    let outstanding: Promise<void> | undefined;
     new Gauge({
       name,
       help,
@@ -254,12 +321,31 @@ export class PlatformMetrics {
       async collect() {
         this.reset();
         const sources = metrics.sources;
-        if (sources === undefined) return;
+        if (sources === undefined || outstanding !== undefined) return;
+        let timer: NodeJS.Timeout | undefined;
         try {
-          await read(this, sources);
+          const reading = read(this, sources);
+          if (reading === undefined) return;
+          outstanding = reading;
+          const clear = () => {
+            if (outstanding === reading) outstanding = undefined;
+          };
+          reading.then(clear, clear);
+          const late = new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), Math.max(0, metrics.scrapeDeadline - performance.now()));
+          });
+          if ((await Promise.race([reading, late])) === 'late') {
+            this.reset();
+            sources.logger?.warn(
+              { metric: name },
+              `the database did not answer a metric's reading within ${SCRAPE_DATABASE_BUDGET_MS} ms; it has no samples in this scrape`,
+            );
+          }
         } catch (error) {
           this.reset();
           sources.logger?.warn({ err: error, metric: name }, 'could not read a metric');
+        } finally {
+          clearTimeout(timer);
         }
       },
     });

@@ -10,7 +10,13 @@
  * one process, and the platform's code reads no ambient context.
  */
 import { type Attributes, type HrTime, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
-import { detectResources, envDetector, type Resource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  type Resource,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -23,6 +29,8 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
+import { isAlertsInstallation } from '../alerts/operator-alerts.js';
+import type { PostResult } from '../delivery/post-webhook.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import { type NewOutboxRow, type OutboxRow, settledAtRouting } from '../storage/repositories/outbox.js';
 import { attemptClass } from './metrics.js';
@@ -88,10 +96,11 @@ export class OtelTracing implements PipelineTracing {
         : settings.ratio <= 0
           ? new AlwaysOffSampler()
           : new TraceIdRatioBasedSampler(settings.ratio);
-    // OTEL_RESOURCE_ATTRIBUTES, with Portico's service name and version over them.
-    const resource = detectResources({ detectors: [envDetector] }).merge(
-      resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': options.version }),
-    );
+    // The SDK's own (telemetry.sdk.name, .language, .version), then OTEL_RESOURCE_ATTRIBUTES, with
+    // Portico's service name and version over them.
+    const resource = defaultResource()
+      .merge(detectResources({ detectors: [envDetector] }))
+      .merge(resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': options.version }));
     const processor = new BatchSpanProcessor({
       exporter,
       scheduledDelayMillis: settings.scheduledDelayMs,
@@ -218,15 +227,30 @@ export class OtelTracing implements PipelineTracing {
   attempting(row: DeliveryRow): AttemptTrace {
     const start = spanClock();
     const number = row.attempts + 1;
+    // (Read now: the attempt updates the row in memory before its span is written.)
+    const url = row.url;
     let ended = false;
+    const traceId = this.ids.trace(row.event_id);
+    // Known before the request goes, so that a receiver can be told it (traceparent).
+    const spanId = this.randomIds.generateSpanId();
+    // An operator alert's delivery starts a trace of its own: no routing made it (its event is
+    // the alert), so a parent named after one would never be exported.
+    const parent = isAlertsInstallation(row.installation_id)
+      ? undefined
+      : // Routing fanned the event out to the installation's subscription (decision 052).
+        this.ids.routing(row.event_id);
     const plan = (attributes: Attributes, error?: string): SpanPlan => ({
-      name: 'delivery.attempt',
+      // HTTP semantic conventions: a client span is named by its method.
+      name: 'POST',
       kind: SpanKind.CLIENT,
-      traceId: this.ids.trace(row.event_id),
-      // Routing fanned the event out to the installation's subscription (decision 052).
-      parent: this.ids.routing(row.event_id),
+      traceId,
+      parent,
+      spanId,
       start,
       attributes: {
+        ...urlAttributes(url),
+        // Attempts before this one (the conventions count resends from 1; absent on the first).
+        ...(number > 1 ? { 'http.request.resend_count': number - 1 } : {}),
         'portico.event.id': row.event_id,
         'portico.event.type': row.type,
         'portico.installation.id': row.installation_id,
@@ -259,6 +283,7 @@ export class OtelTracing implements PipelineTracing {
               'portico.delivery.outcome_class': kind,
               'portico.delivery.status': status,
               ...(post.kind === 'answered' ? { 'http.response.status_code': post.status } : {}),
+              ...(error === undefined ? {} : { 'error.type': errorType(post) }),
             },
             error,
           ),
@@ -268,9 +293,17 @@ export class OtelTracing implements PipelineTracing {
       failed: (error) => {
         if (ended) return;
         ended = true;
-        this.record(plan({}, errorText(error)), spanClock());
+        this.record(plan({ 'error.type': errorTypeOf(error) }, errorText(error)), spanClock());
       },
+      traceparent: () => (this.sampled(traceId, 'POST') ? `00-${traceId}-${spanId}-01` : undefined),
     };
+  }
+
+  private sampled(traceId: string, name: string): boolean {
+    return (
+      this.sampler.shouldSample(ROOT_CONTEXT, traceId, name, SpanKind.CLIENT, {}, []).decision ===
+      SamplingDecision.RECORD_AND_SAMPLED
+    );
   }
 
   async close(): Promise<void> {
@@ -355,4 +388,48 @@ function installationsByEvent(owed: readonly Routed[]): Map<string, string[]> {
     else byEvent.set(row.event_id, [row.installation_id]);
   }
   return byEvent;
+}
+
+/**
+ * `url.full`, `server.address` and `server.port` of a delivery's URL (HTTP semantic conventions).
+ * What may be a secret is redacted, as the conventions advise: user and password are removed, and
+ * the path and each query value read `REDACTED` (many webhook URLs carry their token in the path,
+ * and the traces must not hold it: decision 035).
+ */
+export function urlAttributes(url: string): Attributes {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return {};
+  }
+  parsed.username = '';
+  parsed.password = '';
+  const names = [...parsed.searchParams.keys()];
+  if (parsed.pathname !== '/' && parsed.pathname !== '') parsed.pathname = '/REDACTED';
+  if (names.length > 0) parsed.search = names.map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&');
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  return {
+    'url.full': parsed.toString(),
+    'server.address': parsed.hostname.replace(/^\[|\]$/g, ''),
+    'server.port': port,
+  };
+}
+
+/**
+ * `error.type` of an attempt that failed: the status code for an answer (as text, as the
+ * conventions say), `timeout`, the socket's error code (ECONNREFUSED…), or `refused` (the egress
+ * guard), else the error's class.
+ */
+function errorType(post: PostResult): string {
+  if (post.kind === 'answered') return String(post.status);
+  if (post.kind === 'refused') return 'refused';
+  if (post.error.name === 'TimeoutError') return 'timeout';
+  return errorTypeOf(post.error);
+}
+
+function errorTypeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code !== '') return code;
+  return error instanceof Error ? error.name || 'Error' : '_OTHER';
 }

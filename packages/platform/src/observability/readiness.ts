@@ -13,7 +13,7 @@ export type Readiness =
   | { ready: true }
   | {
       ready: false;
-      code: 'draining' | 'engine_stopped' | 'database_unavailable' | 'migrations_pending';
+      code: 'draining' | 'engine_stopped' | 'database_unavailable' | 'migrations_pending' | 'storage_full';
       message: string;
     };
 
@@ -25,7 +25,12 @@ export interface ReadinessParts {
   engines: readonly { name: string; isRunning(): boolean }[];
   /** How long the database may take to answer (default 2 s). */
   timeoutMs?: number;
+  /** When a write last failed because the disk was full (`performance.now()`), if ever. */
+  storageFullAt?: () => number | undefined;
 }
+
+/** How long after a write found the disk full the node answers not ready (then it tries writes again). */
+export const STORAGE_FULL_UNREADY_MS = 30_000;
 
 export class ReadinessCheck {
   private draining = false;
@@ -55,6 +60,14 @@ export class ReadinessCheck {
         ready: false,
         code: 'engine_stopped',
         message: `not running: ${stopped.join(', ')}; events would be stored but not worked on this node`,
+      };
+    }
+    const fullAt = this.parts.storageFullAt?.();
+    if (fullAt !== undefined && performance.now() - fullAt < STORAGE_FULL_UNREADY_MS) {
+      return {
+        ready: false,
+        code: 'storage_full',
+        message: `the disk that holds the database is full: writes are answered 507 storage_full. Free space; the node answers ready ${STORAGE_FULL_UNREADY_MS / 1000} s after the last write that found it full`,
       };
     }
     const timeoutMs = this.parts.timeoutMs ?? 2000;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config.js';
 import { backends } from '../test-support/backends.js';
 import { ScriptedReceiver, until, webhookWorldFor } from '../test-support/webhook-world.js';
+import { urlAttributes } from './otel-tracing.js';
 import { startTracing } from './start-tracing.js';
 import { TraceIds, type TracingSettings, tracingFromEnv } from './tracing.js';
 
@@ -20,6 +21,7 @@ interface ReceivedSpan {
   spanId: string;
   parentSpanId: string;
   name: string;
+  kind: number;
   attributes: Record<string, unknown>;
   error: boolean;
   resource: Record<string, unknown>;
@@ -66,6 +68,7 @@ class OtlpReceiver {
                   spanId: span.spanId,
                   parentSpanId: span.parentSpanId ?? '',
                   name: span.name,
+                  kind: span.kind,
                   attributes: attributesOf(span.attributes),
                   error: span.status?.code === 2,
                   resource,
@@ -135,7 +138,7 @@ describe.each(backends)('traces on $name', (backend) => {
     expect(again.body.duplicate).toBe(true);
     // The first attempt answered 500, the retry (1 s later) 200.
     const attempts = await until('two delivery attempts traced', () => {
-      const found = otlp.of(eventId, 'delivery.attempt');
+      const found = otlp.of(eventId, 'POST');
       return found.length === 2 ? found : undefined;
     });
     const [ingest, duplicate] = [
@@ -163,6 +166,11 @@ describe.each(backends)('traces on $name', (backend) => {
 
     // What each says.
     expect(root.resource['service.name']).toBe('portico');
+    expect(root.resource).toMatchObject({
+      'telemetry.sdk.name': 'opentelemetry',
+      'telemetry.sdk.language': 'nodejs',
+      'telemetry.sdk.version': expect.stringMatching(/^\d+\.\d+/),
+    });
     expect(root.attributes['portico.event.type']).toBe('space_content_updated');
     expect(route.attributes['portico.routing.installations']).toEqual([world.space]);
     expect(route.attributes['portico.routing.deferred']).toBe(false);
@@ -173,6 +181,19 @@ describe.each(backends)('traces on $name', (backend) => {
     expect(byNumber.map((a) => a.attributes['http.response.status_code'])).toEqual([500, 200]);
     expect(byNumber.map((a) => a.attributes['portico.delivery.status'])).toEqual(['pending', 'delivered']);
     expect(byNumber.map((a) => a.error)).toEqual([true, false]);
+    // HTTP semantic conventions of a client span.
+    const { hostname, port } = new URL(receiver.url);
+    expect(byNumber.map((a) => a.attributes['http.request.resend_count'])).toEqual([undefined, 1]);
+    expect(byNumber.map((a) => a.attributes['error.type'])).toEqual(['500', undefined]);
+    for (const attempt of attempts) {
+      expect(attempt.kind).toBe(3); // CLIENT
+      expect(attempt.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'url.full': `${receiver.url}/REDACTED`,
+        'server.address': hostname,
+        'server.port': Number(port),
+      });
+    }
     for (const attempt of attempts) {
       expect(attempt.attributes['portico.installation.id']).toBe(world.space);
       expect(attempt.attributes['portico.delivery.id']).toMatch(/\S/);
@@ -200,7 +221,7 @@ describe.each(backends)('traces on $name', (backend) => {
       world.platform.dispatcher.start();
     }
     const [attempt] = await until('the delivery attempt traced', () => {
-      const found = otlp.of(eventId, 'delivery.attempt');
+      const found = otlp.of(eventId, 'POST');
       return found.length === 1 ? found : undefined;
     });
     const ingest = otlp.of(eventId, 'event.ingest')[0];
@@ -233,7 +254,12 @@ describe('tracing settings', () => {
       maxExportBatchSize: 512,
       maxQueueSize: 2048,
       exportTimeoutMs: 30000,
+      sendTraceparent: false,
     });
+    expect(
+      tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', PORTICO_DELIVERY_TRACEPARENT: '1' })
+        ?.sendTraceparent,
+    ).toBe(true);
     expect(
       tracingFromEnv({
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
@@ -261,6 +287,9 @@ describe('tracing settings', () => {
       tracingFromEnv({ ...base, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }),
     ).toThrow(ConfigError);
     expect(() => tracingFromEnv({ ...base, OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(ConfigError);
+    expect(() => tracingFromEnv({ ...base, PORTICO_DELIVERY_TRACEPARENT: 'yes please' })).toThrow(
+      /PORTICO_DELIVERY_TRACEPARENT must be 1 or 0/,
+    );
     expect(() => tracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(ConfigError);
   });
 
@@ -347,5 +376,20 @@ describe('the protobuf exporter', () => {
       expect(kept.map((span) => span.name).sort()).toEqual(['event.ingest', 'event.route']);
       expect(new Set(kept.map((span) => span.traceId)).size).toBe(1);
     }
+  });
+});
+
+describe('url attributes of a delivery span', () => {
+  it('redact user, password, path and query values, and name the server and its port', () => {
+    expect(urlAttributes('https://user:pw@hooks.example.com/services/T0/B0/secret?token=abc&x=1')).toEqual({
+      'url.full': 'https://hooks.example.com/REDACTED?token=REDACTED&x=REDACTED',
+      'server.address': 'hooks.example.com',
+      'server.port': 443,
+    });
+    expect(urlAttributes('http://[::1]:8080/')).toEqual({
+      'url.full': 'http://[::1]:8080/',
+      'server.address': '::1',
+      'server.port': 8080,
+    });
   });
 });

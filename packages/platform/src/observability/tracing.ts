@@ -42,6 +42,12 @@ export interface TracingSettings {
   maxQueueSize: number;
   /** How long one export may take (ms; OTEL_BSP_EXPORT_TIMEOUT, default 30000). */
   exportTimeoutMs: number;
+  /**
+   * Whether deliveries carry a W3C `traceparent` header naming their attempt's span, so that a
+   * receiver's own traces join the event's (PORTICO_DELIVERY_TRACEPARENT=1; off by default: it
+   * tells receivers a trace id).
+   */
+  sendTraceparent?: boolean;
 }
 
 const PROTOCOLS = new Set(['http/protobuf', 'http/json']);
@@ -82,6 +88,7 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv): TracingSettings | undefi
     maxExportBatchSize: whole(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
     maxQueueSize: whole(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048),
     exportTimeoutMs: whole(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30_000),
+    sendTraceparent: flag(env, 'PORTICO_DELIVERY_TRACEPARENT'),
   };
 }
 
@@ -102,6 +109,13 @@ function samplerRatio(sampler: string | undefined, arg: string | undefined): num
   throw new ConfigError(
     `OTEL_TRACES_SAMPLER must be always_on, always_off, traceidratio or their parentbased_ forms, got "${sampler}"`,
   );
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name]?.trim().toLowerCase();
+  if (!text || text === '0' || text === 'false') return false;
+  if (text === '1' || text === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0 (or true or false), got "${env[name]}"`);
 }
 
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -235,6 +249,11 @@ export interface DispatchTrace {
 export interface AttemptTrace {
   attempted(result: { status: DeliveryRow['status']; post: PostResult }): void;
   failed(error: unknown): void;
+  /**
+   * The W3C `traceparent` naming this attempt's span, for the receiver (sent only when
+   * `TracingSettings.sendTraceparent`, see post-webhook.ts); undefined when the trace is not sampled.
+   */
+  traceparent(): string | undefined;
 }
 
 /** What the pipeline calls; undefined when tracing is off. */

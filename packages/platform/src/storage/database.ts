@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { ACQUIRE_TIMEOUT_MS, DatabaseTimeout } from './database-faults.js';
 import { DURABLE_AT_COMMIT, type Durability, WalSync } from './durability.js';
 import { PLANNED_EACH_RUN, readThrough } from './prepared.js';
 import type { Database } from './schema.js';
@@ -29,7 +30,19 @@ export interface OpenDatabase {
    * into the database once it has grown past its limit (wal-checkpointer.ts). Undefined: nothing.
    */
   beforeWrites?(): Promise<void> | undefined;
-  close(): Promise<void>;
+  /**
+   * PostgreSQL: from now on a statement with no answer within `ms` (0: none) fails with
+   * `DatabaseTimeout`, and its connection is closed (a database that holds every byte never
+   * answers, and TCP alone would wait for hours). The server sets it once migrations ran (they may
+   * take longer). SQLite: nothing (its calls are synchronous; a lock waits its busy timeout).
+   */
+  limitStatements(ms: number): void;
+  /**
+   * Closes the database. PostgreSQL: after `forceAfterMs`, connections still open (held by
+   * statements that hang, or waiting for the server's goodbye) are closed under them, so that
+   * closing ends even while the database does not answer.
+   */
+  close(forceAfterMs?: number): Promise<void>;
 }
 
 export interface DatabaseLocation {
@@ -78,7 +91,10 @@ function openSqlite(
   sqlite.pragma('synchronous = NORMAL');
   const durability = new WalSync(file);
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  // Another process holding the file's lock makes a write wait this long (blocking the event
+  // loop), then fail with SQLITE_BUSY, answered 503 database_unavailable: short enough for an
+  // answer within 5 s.
+  sqlite.pragma('busy_timeout = 2000');
   // Checkpoints run on a thread of their own (wal-checkpointer.ts), never in a commit here; should
   // that thread fail, commits checkpoint again (SQLite's default, every 1,000 pages of log).
   sqlite.pragma('wal_autocheckpoint = 0');
@@ -128,7 +144,7 @@ function openSqlite(
   // committed yet, and they skip Kysely's executor.
   const reader = new SQLite(file);
   reader.pragma('query_only = ON');
-  reader.pragma('busy_timeout = 5000');
+  reader.pragma('busy_timeout = 2000');
   const readStatements = new Map<string, { statement: SQLite.Statement; toRow: (values: unknown[]) => unknown }>();
   readThrough(db, (text, parameters) => {
     let read = readStatements.get(text);
@@ -146,6 +162,7 @@ function openSqlite(
     sqlite,
     durability,
     beforeWrites,
+    limitStatements: () => {},
     close: async () => {
       await checkpointer.close();
       await durability.close();
@@ -179,6 +196,11 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
     // 200 events / s, the connections closed in a lull and opened again in the next burst held
     // deliveries up by 15-50 ms. An idle connection that fails is replaced (onIdleConnectionError).
     idleTimeoutMillis: 0,
+    // A request waits this long at most for a connection (a free one, or a new one to open), then
+    // is answered 503 database_unavailable; without it, it waited as long as the database hung.
+    connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
+    // The kernel notices a peer that vanished (a cut without a reset) on idle connections too.
+    keepAlive: true,
     // BIGINT columns hold millisecond times and counters well inside 2^53.
     types: {
       getTypeParser: (oid: number, format?: string) =>
@@ -194,13 +216,37 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
   // every connection, and the query is tried once more (inside a transaction the retry fails too,
   // and the original error is what the caller gets).
   const names = new Map<string, string | null>();
+  let statementTimeoutMs = 0;
+  /** The pool's connections (closed under their work when closing must not wait: `close`). */
+  const open = new Set<pg.PoolClient>();
+  /** Ends a connection under whatever runs on it: the statement fails, and the pool drops it on release. */
+  const destroy = (client: pg.PoolClient) =>
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  pool.on('remove', (client) => open.delete(client as pg.PoolClient));
   pool.on('connect', (client) => {
+    open.add(client);
     // The pool listens for errors only on idle connections: one that breaks while a caller holds
     // it (between a transaction's statements, say) would otherwise emit an error nobody hears,
     // which ends the process. Its next statement fails with the cause instead, and the pool drops
     // it when it is released.
     client.on('error', () => {});
-    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    const untimed = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    // Every statement races its time (limitStatements): one that loses closes the connection, so
+    // the pool replaces it rather than lend out one whose answer may still arrive.
+    const query = (...args: unknown[]): Promise<unknown> => {
+      const running = untimed(...args);
+      const ms = statementTimeoutMs;
+      if (ms === 0 || typeof (running as { then?: unknown })?.then !== 'function') return running;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new DatabaseTimeout(ms));
+          destroy(client as pg.PoolClient);
+        }, ms);
+      });
+      running.catch(() => {});
+      return Promise.race([running, late]).finally(() => clearTimeout(timer));
+    };
     (client as { query: unknown }).query = (text: unknown, values?: unknown[], ...rest: unknown[]) => {
       if (
         typeof text !== 'string' ||
@@ -236,6 +282,21 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
       waiting: pool.waitingCount,
       max: pool.options.max,
     }),
-    close: () => db.destroy(),
+    limitStatements: (ms) => {
+      statementTimeoutMs = ms;
+    },
+    close: async (forceAfterMs) => {
+      const force =
+        forceAfterMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              for (const client of open) destroy(client);
+            }, forceAfterMs);
+      try {
+        await db.destroy();
+      } finally {
+        clearTimeout(force);
+      }
+    },
   };
 }

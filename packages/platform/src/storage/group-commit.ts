@@ -16,6 +16,7 @@
  * until its promise resolves.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { isDatabaseUnavailable } from './database-faults.js';
 import type { Database } from './schema.js';
 
 const RELEASE = sql.raw('release savepoint portico_write');
@@ -77,6 +78,8 @@ export class GroupCommit {
       onBatch?: (size: number) => void;
       /** What a transaction must wait for before it starts, if anything (`OpenDatabase.beforeWrites`). */
       beforeWrites?: (() => Promise<void> | undefined) | undefined;
+      /** Told each error a write rejects with (the server watches for a full disk: readiness.ts). */
+      onFailure?: ((error: unknown) => void) | undefined;
     } = {},
   ) {
     this.maxBatch = options.maxBatch ?? 500;
@@ -86,6 +89,7 @@ export class GroupCommit {
     this.autocommit = options.autocommit ?? false;
     this.onBatch = options.onBatch;
     this.beforeWrites = options.beforeWrites;
+    this.onFailure = options.onFailure;
   }
 
   private readonly maxBatch: number;
@@ -95,6 +99,7 @@ export class GroupCommit {
   private readonly autocommit: boolean;
   private readonly onBatch: ((size: number) => void) | undefined;
   private readonly beforeWrites: (() => Promise<void> | undefined) | undefined;
+  private readonly onFailure: ((error: unknown) => void) | undefined;
   /** Batches run again with savepoints because a write failed without them, for tests. */
   rerun = 0;
 
@@ -106,20 +111,41 @@ export class GroupCommit {
     if (this.autocommit && options.standalone) {
       this.transactions++;
       // (A Kysely instance runs each statement on a pooled connection, committed on its own.)
-      const running = work(this.db as Transaction<Database>);
+      const running = this.watched(work(this.db as Transaction<Database>));
       this.standalone.add(running);
       const done = () => this.standalone.delete(running);
       running.then(done, done);
       return running;
     }
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({
-        work,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-      });
-      this.kick();
+    return this.watched(
+      new Promise<T>((resolve, reject) => {
+        this.queue.push({
+          work,
+          resolve: resolve as (value: unknown) => void,
+          reject,
+        });
+        this.kick();
+      }),
+    );
+  }
+
+  private watched<T>(write: Promise<T>): Promise<T> {
+    const onFailure = this.onFailure;
+    if (onFailure === undefined) return write;
+    return write.catch((error: unknown) => {
+      onFailure(error);
+      throw error;
     });
+  }
+
+  /**
+   * The database did not take a batch (unreachable, or no answer in time): the writes queued
+   * behind it, none of them begun, fail with the same error at once instead of each waiting its
+   * own turn to time out, so that every request gets its answer within the same few seconds.
+   */
+  private failQueued(error: unknown): void {
+    if (!isDatabaseUnavailable(error)) return;
+    for (const job of this.queue.splice(0)) job.reject(error);
   }
 
   private kick(): void {
@@ -180,6 +206,7 @@ export class GroupCommit {
           const outcome = outcomes[i];
           job.reject(outcome && !outcome.ok ? outcome.error : error);
         }
+        this.failQueued(error);
         continue;
       }
       for (const [i, job] of batch.entries()) {
@@ -212,6 +239,7 @@ export class GroupCommit {
         return false;
       }
       for (const job of batch) job.reject(error);
+      this.failQueued(error);
       return true;
     }
     for (const [i, job] of batch.entries()) job.resolve(values[i]);

@@ -59,3 +59,22 @@ export async function endpointsByHealth(
   const failing = Number(row.failing ?? 0);
   return { healthy: Number(row.total) - disabled - failing, failing, disabled };
 }
+
+/**
+ * The endpoints (not disabled) with the most failed attempts in a row, at most `limit`, most first:
+ * which endpoints fail, for the metrics, without a series per endpoint.
+ */
+export async function topFailingEndpoints(
+  db: Kysely<Database>,
+  limit: number,
+): Promise<{ id: string; installation_id: string; consecutive_failures: number }[]> {
+  return db
+    .selectFrom('endpoints')
+    .select(['id', 'installation_id', 'consecutive_failures'])
+    .where('consecutive_failures', '>', 0)
+    .where('disabled_at', 'is', null)
+    .orderBy('consecutive_failures', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
