@@ -15,7 +15,7 @@
  *
  * Written from that platform's documented API shapes; none of its code is used.
  */
-import type { InstallationStatus } from '@portico/runtime';
+import type { InstallationStatus, PlatformEvent } from '@portico/runtime';
 import type { Selections } from '../installations/views.js';
 import { publicEndpointOf } from '../installations/views.js';
 import type { Database } from '../storage/schema.js';
@@ -190,4 +190,29 @@ export function gitbookPlaceInstallation(
     urls: { publicEndpoint: publicEndpointOf(ctx, row.id) },
   };
   return row.target_type === 'site' ? { ...place, site: row.target_id } : { ...place, space: row.target_id };
+}
+
+/**
+ * The environment of a request that came through the integration-wide public endpoint as an
+ * installation's (the OAuth callback of a flow the dashboard started, calls/integration-public-endpoints.ts).
+ * Those integrations route with a base taken from their environment, the installation's
+ * `urls.publicEndpoint` first and the integration's when there is none (on that platform, such a
+ * request has no installation). Here it does have one, so for this request the installation's
+ * endpoints are the integration-wide one it came through: whichever base the integration takes,
+ * it is the path it sees (`/v1/integrations/{name}/public/oauth` matches its `/oauth`).
+ */
+export function seenThroughIntegrationEndpoint<E>(event: PlatformEvent, environment: E): E {
+  const gitbook = environment as unknown as Partial<GitBookEnvironment>;
+  const through = gitbook.integration?.urls.publicEndpoint;
+  if (event.type !== 'fetch' || through === undefined) return environment;
+  const path = new URL(event.request.url).pathname;
+  if (path !== new URL(through).pathname && !path.startsWith(`${new URL(through).pathname}/`)) return environment;
+  const at = <T extends { urls: { publicEndpoint: string } }>(place: T | undefined) =>
+    place === undefined ? undefined : { ...place, urls: { ...place.urls, publicEndpoint: through } };
+  return {
+    ...gitbook,
+    ...(gitbook.installation ? { installation: at(gitbook.installation) } : {}),
+    ...(gitbook.spaceInstallation ? { spaceInstallation: at(gitbook.spaceInstallation) } : {}),
+    ...(gitbook.siteInstallation ? { siteInstallation: at(gitbook.siteInstallation) } : {}),
+  } as E;
 }
