@@ -5,6 +5,7 @@
 import { type ContentKitContext, type FetchEvent, isContentKitComplete, validateContentKit } from '@portico/runtime';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError } from '../errors/domain-error.js';
+import { configurationProps } from '../gitbook/component-props.js';
 import { integrationPublicPath } from '../gitbook/environment.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError, type HostResponse } from '../hosts/host.js';
@@ -163,15 +164,19 @@ export async function renderComponent(
   const installation = await authorizedInstallation(ctx, principal, id);
   if (installation.status === 'paused')
     throw new DomainError('unavailable', 'installation_paused', `the installation ${id} is paused`);
-  const { manifest } = await loadIntegration(ctx, installation.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, installation.integration_name);
   const block = (manifest.blocks ?? []).some((b) => b.id === componentId);
+  // A configuration screen written for GitBook's runtime reads its installations from its props.
+  const given = input.props ?? {};
+  const props =
+    gitbook !== undefined && !block ? { ...given, ...(await configurationProps(ctx, installation)) } : given;
   const response = await dispatcher
     .send(installation, {
       type: 'ui_render',
       eventId: `render_${Date.now().toString(36)}`,
       installationId: id,
       componentId,
-      props: input.props ?? {},
+      props,
       ...(input.state !== undefined ? { state: input.state } : {}),
       ...(input.action !== undefined ? { action: input.action } : {}),
       context: renderContext(installation, block),

@@ -69,6 +69,7 @@ export async function callIntegrationPublicEndpoint(
   const secrets = bundle.secrets === null ? {} : (JSON.parse(ctx.box.open(bundle.secrets)) as Record<string, string>);
   const environment = gitbookIntegrationEnvironment(ctx, {
     name,
+    manifest: bundle.manifest,
     facts: bundle.gitbook,
     version: bundle.version,
     secrets,

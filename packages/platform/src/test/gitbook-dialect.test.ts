@@ -268,8 +268,18 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
         apiTokens: { installation: expect.stringMatching(/^pti_/), integration: environment.apiTokens.installation },
         integration: {
           name: 'gb-app',
+          title: 'gb-app',
+          description: 'Records what it is sent',
+          summary: '',
+          organization: 'acme',
+          visibility: 'private',
           version: '1',
           target: 'all',
+          scopes: ['space:content:read'],
+          categories: [],
+          externalLinks: [],
+          previewImages: [],
+          blocks: [],
           urls: {
             publicEndpoint: `${url}/v1/integrations/gb-app/public`,
             publicContentEndpoint: `${url}/v1/integrations/gb-app/public-content`,
@@ -522,10 +532,30 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       const space = await compat(tokens.org, 'GET', '/v1/spaces/acme-space');
       expect(space).toEqual({
         status: 200,
-        body: { object: 'space', id: 'acme-space', title: 'Acme docs', organization: 'acme' },
+        body: {
+          object: 'space',
+          id: 'acme-space',
+          title: 'Acme docs',
+          organization: 'acme',
+          urls: {
+            location: `${world.platform.url}/compat/gitbook/v1/spaces/acme-space`,
+            app: `${world.platform.url}/spaces/acme-space`,
+            published: `${world.platform.url}/spaces/acme-space`,
+          },
+        },
       });
       const site = await compat(tokens.site, 'GET', '/v1/orgs/acme/sites/acme-site');
-      expect(site.body).toEqual({ object: 'site', id: 'acme-site', title: 'Acme site', organization: 'acme' });
+      expect(site.body).toEqual({
+        object: 'site',
+        id: 'acme-site',
+        title: 'Acme site',
+        organization: 'acme',
+        urls: {
+          location: `${world.platform.url}/compat/gitbook/v1/orgs/acme/sites/acme-site`,
+          app: `${world.platform.url}/sites/acme-site`,
+          published: `${world.platform.url}/sites/acme-site`,
+        },
+      });
       const elsewhere = await compat(tokens.org, 'GET', '/v1/spaces/globex-space');
       expect(elsewhere.status).toBe(403);
       expect(elsewhere.body.error.message).toMatch(/gb-writer is not installed in the space globex-space/);
