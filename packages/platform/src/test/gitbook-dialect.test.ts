@@ -680,6 +680,31 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
     expect(
       (dispatches as { type: string; status: number }[]).filter((d) => d.type === 'space_content_updated'),
     ).toMatchObject([{ status: 406 }]);
+
+    // Its 406 to its organization installation's setup event: a save does not owe it that event
+    // again, while the space installation, whose setup it handles, gets its own on each save.
+    const setups = async (id: string, type: string) =>
+      ((await ada('GET', `/v1/installations/${id}/dispatches`)).body as { type: string; status: number }[]).filter(
+        (d) => d.type === type,
+      );
+    expect(
+      await until('the organization setup dispatch', async () => {
+        const found = await setups(org.body.id, 'installation_setup');
+        return found.length > 0 ? found : undefined;
+      }),
+    ).toMatchObject([{ status: 406 }]);
+    for (const note of ['one', 'two']) {
+      const saved = await ada('PATCH', `/v1/installations/${org.body.id}/configuration`, { team: note });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    }
+    const spaceSetups = (await setups(space.body.id, 'space_installation_setup')).length;
+    expect((await ada('PATCH', `/v1/installations/${space.body.id}/configuration`, { seenBy: 'three' })).status).toBe(
+      200,
+    );
+    await until('the space setup dispatch of the save', async () =>
+      (await setups(space.body.id, 'space_installation_setup')).length > spaceSetups ? true : undefined,
+    );
+    expect(await setups(org.body.id, 'installation_setup')).toHaveLength(1);
   }, 60_000);
 
   it('installs an integration only where its target says', async () => {
