@@ -63,7 +63,8 @@ describe.each(backends)('a GitBook-dialect integration’s props, environment an
   });
 
   const render = async (installation: string) => {
-    const result = await portico(['emit', 'ui_render', '--installation', installation, '--json', ...as()]);
+    const args = ['emit', 'ui_render', '--installation', installation, '--field', 'componentId=config'];
+    const result = await portico([...args, '--json', ...as()]);
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as { componentId: string; state: unknown; element: unknown };
   };
@@ -78,6 +79,21 @@ describe.each(backends)('a GitBook-dialect integration’s props, environment an
       type: 'configuration',
       children: [{ type: 'markdown', content: 'Greeting: Hello; room: Green' }],
     });
+  }, 30_000);
+
+  it('renders a block for an editor, and read-only with editable=false', async () => {
+    const space = installed.spaces[0]?.id ?? '';
+    const block = async (...fields: string[]) => {
+      const args = ['emit', 'ui_render', '--installation', space, '--field', 'componentId=preview'];
+      const result = await portico([...args, ...fields.flatMap((field) => ['--field', field]), '--json', ...as()]);
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as { element: { children: { type: string }[] } }).element.children;
+    };
+    expect((await block()).map((child) => child.type)).toEqual(['text', 'input']);
+    expect((await block('editable=false')).map((child) => child.type)).toEqual(['text']);
+    const wrong = await portico(['emit', 'ui_render', '--installation', space, '--field', 'editable=maybe', ...as()]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/editable must be true or false/);
   }, 30_000);
 
   it('has its whole description in environment.integration', async () => {

@@ -145,6 +145,8 @@ export interface RenderInput {
   props?: Record<string, unknown> | undefined;
   state?: Record<string, unknown> | undefined;
   action?: ({ action: string } & Record<string, unknown>) | undefined;
+  /** For a block: false renders it as a reader of the page sees it (`context.editable`); default true. */
+  editable?: boolean | undefined;
 }
 
 /**
@@ -179,7 +181,7 @@ export async function renderComponent(
       props,
       ...(input.state !== undefined ? { state: input.state } : {}),
       ...(input.action !== undefined ? { action: input.action } : {}),
-      context: renderContext(installation, block),
+      context: renderContext(installation, block, input.editable ?? true),
     })
     .catch(hostFailure);
   const text = new TextDecoder().decode(response.body);
@@ -225,13 +227,14 @@ export async function renderComponent(
 function renderContext(
   installation: { organization_id: string; target_type: 'organization' | 'space' | 'site'; target_id: string },
   block: boolean,
+  editable: boolean,
 ): ContentKitContext {
   const { target_type: target, target_id: place } = installation;
   return {
     type: block ? 'document' : target === 'organization' ? 'configuration_account' : `configuration_${target}`,
     organizationId: installation.organization_id,
     ...(target === 'space' ? { spaceId: place } : target === 'site' ? { siteId: place } : {}),
-    ...(block ? { editable: true } : {}),
+    ...(block ? { editable } : {}),
     theme: 'light',
   };
 }

@@ -5,6 +5,8 @@
  * - `ui_render` of `config` (its configuration screen, for the organization, a space or a site):
  *   its initial state comes from its props, as such components do (`props.installation.configuration`,
  *   `props.spaceInstallation?.configuration`), and it shows them.
+ * - `ui_render` of the block `preview` (which has no description, as theirs may not): an editor
+ *   is shown to whoever may edit the page (`context.editable`), the text alone to a reader.
  * - `fetch /integration`: what its environment says of it (title, first external link, icon,
  *   content security policy).
  * - `fetch /places?site=ID` (at a space installation's endpoint): the `urls` of its space and of
@@ -33,7 +35,13 @@ interface Props {
   siteInstallation?: Place;
 }
 type Event =
-  | { type: 'ui_render'; componentId: string; props: Props; state?: Record<string, unknown> }
+  | {
+      type: 'ui_render';
+      componentId: string;
+      props: Props;
+      state?: Record<string, unknown>;
+      context?: { editable?: boolean };
+    }
   | { type: 'fetch'; request: { url: string } }
   | { type: string };
 
@@ -84,6 +92,12 @@ export default {
     const form = await request.formData();
     const event = JSON.parse(form.get('event') as string) as Event;
     const environment = JSON.parse(form.get('environment') as string) as Environment;
+    if (event.type === 'ui_render' && 'props' in event && event.componentId === 'preview') {
+      const text = { type: 'text', children: ['The preview'] };
+      const editor = { type: 'input', label: 'Caption', element: { type: 'textinput', state: 'caption' } };
+      const children = event.context?.editable === false ? [text] : [text, editor];
+      return Response.json({ element: { type: 'block', children }, state: {} });
+    }
     if (event.type === 'ui_render' && 'props' in event) return render(event.props, event.state);
     if (event.type === 'fetch' && 'request' in event) return answer(new URL(event.request.url), environment);
     return Response.json({ error: `${event.type} is not handled` }, { status: 406 });
