@@ -222,7 +222,8 @@ describe('validateContentKit', () => {
       { type: 'block', children: [{ type: 'input', label: 'Name', element: { type: 'markdown', content: 'x' } }] },
       {
         path: 'children[0].element.type',
-        message: /only textinput or select or switch or radio or checkbox or button elements may appear here, not markdown/,
+        message:
+          /only textinput or select or switch or radio or checkbox or button elements may appear here, not markdown/,
       },
     ],
     [
