@@ -39,6 +39,17 @@ describe('the build conventions of GitBook-dialect integrations', () => {
     expect(await evaluate(await bundle(dir, 'gitbook', 'development'))).toMatchObject({ mode: 'development' });
   });
 
+  it("keep Node's and Cloudflare's built-in modules for the runtime, as that platform's build does", async () => {
+    const dir = await tempDir({
+      'src/index.ts':
+        "import { createHash } from 'node:crypto';\nimport { connect } from 'cloudflare:sockets';\nexport default { createHash, connect };\n",
+    });
+    const code = await bundle(dir, 'gitbook');
+    expect(code).toMatch(/from "node:crypto"/);
+    expect(code).toMatch(/from "cloudflare:sockets"/);
+    await expect(bundle(dir, 'portico')).rejects.toThrow(/Could not resolve "node:crypto"/);
+  });
+
   it('leave Portico integrations as they were: MODE is not defined, a .raw.css file does not build', async () => {
     const dir = await tempDir(FIXTURE);
     await expect(bundle(dir, 'portico')).rejects.toThrow(/Cannot import "src\/style\.raw\.css"/);

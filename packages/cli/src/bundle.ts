@@ -22,16 +22,33 @@ export const BUNDLE_OPTIONS = {
 export type BuildMode = 'production' | 'development';
 
 /**
+ * How that platform's CLI resolves and keeps imports (DESIGN.md, "The measure is their own
+ * integrations"): a dependency's worker or browser entry before its Node one, the same in
+ * `exports` conditions, and Node's and Cloudflare's built-in modules left for the runtime (the
+ * worker runs with `nodejs_compat`). With Portico's defaults a dependency that ships a Node entry
+ * (`jose`, `@vercel/oidc`, `@octokit/webhooks-methods`) does not build: `Could not resolve "fs"`.
+ */
+export const GITBOOK_RESOLUTION = {
+  mainFields: ['worker', 'browser', 'module', 'jsnext', 'main'],
+  conditions: ['worker', 'browser', 'import', 'production'],
+  external: ['node:*', 'cloudflare:*'],
+} as const satisfies BuildOptions;
+
+/**
  * The build options of an integration in `dir`: BUNDLE_OPTIONS, plus, for the GitBook dialect,
  * that platform's build conventions (DESIGN.md): `MODE` defined as "production" (or
  * "development" in `portico dev`), `*.raw.js` and `*.raw.css` imported as text (the scripts
  * analytics and chat integrations inject), and JSX through `@gitbook/runtime` when the
- * integration depends on it (else esbuild's defaults and the directory's tsconfig.json apply).
+ * integration depends on it (else esbuild's defaults and the directory's tsconfig.json apply), with
+ * its imports resolved as there (GITBOOK_RESOLUTION).
  */
 export function bundleOptions(dir: string, dialect: Dialect, mode: BuildMode): BuildOptions {
   if (dialect !== 'gitbook') return { ...BUNDLE_OPTIONS };
   return {
     ...BUNDLE_OPTIONS,
+    mainFields: [...GITBOOK_RESOLUTION.mainFields],
+    conditions: [...GITBOOK_RESOLUTION.conditions],
+    external: [...GITBOOK_RESOLUTION.external],
     define: { MODE: JSON.stringify(mode) },
     plugins: [rawText],
     ...(dependsOn(dir, '@gitbook/runtime') ? { jsx: 'automatic', jsxImportSource: '@gitbook/runtime' } : {}),

@@ -193,7 +193,7 @@ Events sent through POST /v1/events:
 Setup events (${kinds('setup')})
 are the platform's own: emit saves the installation's configuration unchanged, which sends one.
 ui_render renders a component (--field componentId=… props.x=…; default: the integration's
-first component) and prints what it rendered.
+first component; editable=false renders a block as a reader sees it) and prints what it rendered.
 
 Examples:
   portico emit site_view --site docs

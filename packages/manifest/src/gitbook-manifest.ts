@@ -172,6 +172,12 @@ export function translateGitBookManifest(
       case 'blocks':
         value.blocks = translateBlocks(field, dialect, error, warn);
         break;
+      case 'name':
+        value.name = translateName(field, warn);
+        break;
+      case 'secrets':
+        value.secrets = translateSecrets(field, error);
+        break;
       case 'configurations':
         value.configurations = translateConfigurations(field, dialect, positions, error, warn);
         break;
@@ -290,11 +296,53 @@ function translateList(
   return out;
 }
 
+/**
+ * The name, in lower case: that platform's names may have capitals, Portico's are lower-case
+ * words joined by hyphens (they are part of URLs and commands). Said in a warning, because the
+ * integration is then published, installed and named in its environment by the lower-case name.
+ */
+function translateName(field: unknown, warn: Report): unknown {
+  if (typeof field !== 'string' || field === field.toLowerCase()) return field;
+  const lower = field.toLowerCase();
+  warn(
+    ['name'],
+    `Portico's names are lower case: "${field}" is published as "${lower}" (its environment's \`integration.name\` and the name to give \`portico install\` and \`portico dev\`)`,
+  );
+  return lower;
+}
+
+/** `${{ "op://vault/item/field" }}`: a 1Password reference, as that platform's CLI reads secrets. */
+const ONE_PASSWORD_REFERENCE = /^\$\{\{\s*["']?(op:\/\/[^"'}]*)["']?\s*\}\}$/;
+
+/**
+ * The secrets, without the 1Password references (`${{ "op://…" }}`), each refused: that
+ * platform's CLI resolves them from its 1Password vault when it publishes; Portico reads secret
+ * values from the environment of `portico publish` only. The other values are Portico's to judge.
+ */
+function translateSecrets(field: unknown, error: Report): unknown {
+  if (!isRecord(field)) return field;
+  const out: Record<string, unknown> = {};
+  for (const [name, reference] of Object.entries(field)) {
+    const onePassword = typeof reference === 'string' ? ONE_PASSWORD_REFERENCE.exec(reference.trim())?.[1] : undefined;
+    if (onePassword === undefined) {
+      out[name] = reference;
+      continue;
+    }
+    error(
+      ['secrets', name],
+      `\`secrets.${name}\` is a 1Password reference (${onePassword}), which GitBook's CLI resolves from its vault when it publishes; Portico does not read 1Password. Write \`${name}: \${{ env.${name} }}\` here (or in an entry of \`envs\` you publish with --env) and set ${name} in the environment of \`portico publish\`, e.g. \`export ${name}="$(op read '${onePassword}')"\``,
+    );
+  }
+  return out;
+}
+
 function translateBlocks(field: unknown, dialect: GitBookDialect, error: Report, warn: Report): unknown {
   if (!Array.isArray(field)) return field;
   return field.map((block, index) => {
     if (!isRecord(block)) return block;
     const { urlUnfurl, markdown, ...rest } = block;
+    // Their blocks may go without a description; the quick insert menu then shows the title.
+    if (rest.description === undefined && typeof rest.title === 'string') rest.description = rest.title;
     const extras: GitBookBlock = {};
     const path = ['blocks', index];
     if (urlUnfurl !== undefined) {

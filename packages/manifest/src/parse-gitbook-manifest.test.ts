@@ -247,7 +247,7 @@ descripton: typo
   });
 
   it('keeps Portico’s errors, positioned in the GitBook manifest, next to its warnings', () => {
-    const result = parse(`name: Tracker
+    const result = parse(`name: Tracker Pro
 title: Tracker
 description: Counts page views
 visibility: everyone

@@ -24,8 +24,8 @@ export const BUILTINS: { name: string; integration: Integration; manifest: strin
   },
 ];
 
-/** Publishes each built-in whose manifest changed since it was last published. */
-export async function publishBuiltins(ctx: ServiceContext): Promise<void> {
+/** Publishes each built-in (of `builtins`, default all) whose manifest changed since it was last published. */
+export async function publishBuiltins(ctx: ServiceContext, builtins = BUILTINS): Promise<void> {
   await ensureOrganization(ctx.db, {
     id: BUILTIN_ORGANIZATION,
     title: 'Portico',
@@ -33,7 +33,7 @@ export async function publishBuiltins(ctx: ServiceContext): Promise<void> {
     created_at: ctx.now(),
   });
   const latestManifest = (name: string) => latestManifestSource(ctx.db, name);
-  for (const builtin of BUILTINS) {
+  for (const builtin of builtins) {
     if ((await latestManifest(builtin.name)) === builtin.manifest) continue;
     try {
       await publish(

@@ -96,6 +96,12 @@ export interface StartOptions {
   dashboardDir?: string;
   /** How long a workerd worker's output after its response still belongs to the dispatch (see WorkerdHostOptions). */
   workerOutputGraceMs?: number;
+  /**
+   * Built-in integrations this platform does not run or publish, by name: `portico dev` leaves out
+   * the one named like the integration under development (an integration written for GitBook
+   * named `webhook`), so the name is the developer's there.
+   */
+  withoutBuiltins?: readonly string[];
   /** OpenTelemetry traces: these settings instead of the config's (undefined there: off). */
   tracing?: TracingSettings;
 }
@@ -179,6 +185,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   });
   // What in-process integrations call the API through (the app is made below, once the engines are).
   const binding = { ctx, adminToken: secrets.adminToken, app: { fetch: (request: Request) => app.fetch(request) } };
+  const builtins = BUILTINS.filter((builtin) => !(options.withoutBuiltins ?? []).includes(builtin.name));
   const hosts = {
     workerd: new WorkerdHost({
       egress,
@@ -189,7 +196,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       onStopped: (worker) => metrics.workerStopped(worker.reason),
     }),
     inProcess: new InProcessHost(
-      new Map([...BUILTINS.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),
+      new Map([...builtins.map((b) => [b.name, b.integration] as const), ...(options.inProcess ?? [])]),
       // Trusted integrations reach the API in this process (a Workers-style service binding): no
       // socket, and dispatches still finishing during shutdown can still call it.
       () => ({ PORTICO_API: serviceBinding(binding) }),
@@ -197,7 +204,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     remote: new RemoteHost(options.dispatchTimeoutMs),
   };
   if (hosts.workerd.orphanWarning) logger.warn(hosts.workerd.orphanWarning);
-  await publishBuiltins(ctx);
+  await publishBuiltins(ctx, builtins);
   // Alerts to PORTICO_ALERT_URL when set, and to organizations' alert URLs: deliveries of the engine made below (decisions 034, 036).
   const alerts = await OperatorAlerts.start({
     ctx,

@@ -27,8 +27,8 @@ export interface ContentKitComplete {
   returnValue?: unknown;
 }
 
-/** Inline content: strings, `text` elements, and state bindings shown as text. */
-export type InlineContent = string | TextElement | StateBinding;
+/** Inline content: strings, `text` and `link` elements, and state bindings shown as text. */
+export type InlineContent = string | TextElement | LinkElement | StateBinding;
 
 export interface TextElement {
   type: 'text';
@@ -78,9 +78,11 @@ export interface CardElement {
 /** A labelled field: the label names its control, the hint describes it. */
 export interface InputElement {
   type: 'input';
+  /** May be empty: the control stands alone (it is then named by its state key). */
   label: string;
   hint?: string | InlineContent[];
-  element: InputControlElement;
+  /** A control, or a button in its place (GitBook's inputs hold buttons so). */
+  element: InputControlElement | ButtonElement;
 }
 /** A short help text. */
 export interface HintElement {
@@ -167,6 +169,12 @@ export interface CodeBlockElement {
   content: string;
   syntax?: string;
   lineNumbers?: boolean;
+  /** Makes the code editable: the edited text is kept under this state key. */
+  state?: string;
+  /** Run when the edited code changes (after a pause in typing), with the state. */
+  onContentChange?: ContentKitAction;
+  /** Elements shown under the code. */
+  footer?: ContentKitElement[];
 }
 
 export type ContentKitElement =

@@ -75,6 +75,41 @@ describe('validateContentKit', () => {
     expect(validateContentKit({ type: 'modal', title: 'T', children: [], onClose: { action: 'close' } })).toEqual([]);
   });
 
+  it("accepts GitBook's ContentKit as their integrations use it", () => {
+    const tree = {
+      type: 'block',
+      children: [
+        {
+          type: 'codeblock',
+          content: 'graph TD; A-->B',
+          syntax: 'mermaid',
+          state: 'content',
+          onContentChange: { action: '@editor.node.updateProps', props: { content: { $state: 'content' } } },
+          footer: [{ type: 'button', label: 'Preview', onPress: { action: 'preview' } }],
+        },
+        {
+          type: 'text',
+          children: [
+            'Read ',
+            { type: 'link', target: { url: 'https://example.com/docs' }, children: ['the docs'] },
+            '.',
+          ],
+        },
+        { type: 'input', label: '', element: { type: 'textinput', state: 'query' } },
+        {
+          type: 'input',
+          label: 'Account',
+          element: {
+            type: 'button',
+            label: 'Connect',
+            onPress: { action: '@ui.url.open', url: 'https://example.com' },
+          },
+        },
+      ],
+    };
+    expect(validateContentKit(tree)).toEqual([]);
+  });
+
   it('accepts cards, inputs, hints, radios, checkboxes, steppers, { $state } bindings and webframe data', () => {
     expect(validateContentKit(breadth)).toEqual([]);
   });
@@ -149,7 +184,7 @@ describe('validateContentKit', () => {
       },
       {
         path: 'children[0].children[0].type',
-        message: /only strings, text elements and \{ \$state \} bindings may appear here, not button/,
+        message: /only strings, text and link elements and \{ \$state \} bindings may appear here, not button/,
       },
     ],
     [
@@ -187,7 +222,8 @@ describe('validateContentKit', () => {
       { type: 'block', children: [{ type: 'input', label: 'Name', element: { type: 'markdown', content: 'x' } }] },
       {
         path: 'children[0].element.type',
-        message: /only textinput or select or switch or radio or checkbox elements may appear here, not markdown/,
+        message:
+          /only textinput or select or switch or radio or checkbox or button elements may appear here, not markdown/,
       },
     ],
     [
@@ -234,7 +270,10 @@ describe('validateContentKit', () => {
         type: 'block',
         children: [{ type: 'hint', children: [{ type: 'button', label: 'x', onPress: { action: 'a' } }] }],
       },
-      { path: 'children[0].children[0].type', message: /only strings, text elements and \{ \$state \} bindings/ },
+      {
+        path: 'children[0].children[0].type',
+        message: /only strings, text and link elements and \{ \$state \} bindings/,
+      },
     ],
     [
       'a state binding without a key',

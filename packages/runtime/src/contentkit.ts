@@ -138,7 +138,7 @@ const element =
   (accepts: readonly string[]): Check =>
   (value, path, _errors, walk) =>
     walk(value, path, accepts);
-/** Text: a string, or a list of strings, `text` elements and state bindings. */
+/** Text: a string, or a list of strings, `text` and `link` elements and state bindings. */
 const inline: Check = (value, path, errors, walk) => {
   if (typeof value === 'string') return;
   elements('inline')(value, path, errors, walk);
@@ -182,7 +182,8 @@ const SPECS: Record<string, NodeSpec> = {
       children: elements(),
     },
   },
-  input: { required: { label: nonEmpty, element: element(INPUT_CONTROLS) }, optional: { hint: inline } },
+  // An empty label is GitBook's way to show a control alone; a button may stand in for a control.
+  input: { required: { label: str, element: element([...INPUT_CONTROLS, 'button']) }, optional: { hint: inline } },
   hint: { required: { children: inline } },
   textinput: { required: { state: nonEmpty }, optional: { initialValue: str, placeholder: str, multiline: bool } },
   select: {
@@ -197,7 +198,11 @@ const SPECS: Record<string, NodeSpec> = {
   link: { required: { target: httpUrl, children: inline } },
   image: { required: { source: httpUrl, aspectRatio: positive }, optional: { alt: str } },
   webframe: { required: { source: httpUrl }, optional: { aspectRatio: positive, data: frameData } },
-  codeblock: { required: { content: str }, optional: { syntax: str, lineNumbers: bool } },
+  codeblock: {
+    required: { content: str },
+    // Editable code (GitBook's codeblock): the edited text under `state`, `onContentChange` run with it.
+    optional: { syntax: str, lineNumbers: bool, state: nonEmpty, onContentChange: action, footer: elements() },
+  },
 };
 
 /**
@@ -249,10 +254,10 @@ export function validateContentKit(tree: unknown): ContentKitError[] {
       errors.push({ path: here, message: `a ${type} can only be the root of a tree` });
       return;
     }
-    if (accepts === 'inline' && type !== 'text') {
+    if (accepts === 'inline' && type !== 'text' && type !== 'link') {
       errors.push({
         path: here,
-        message: `only strings, text elements and { $state } bindings may appear here, not ${type}`,
+        message: `only strings, text and link elements and { $state } bindings may appear here, not ${type}`,
       });
       return;
     }

@@ -45,6 +45,12 @@ export interface IntegrationDescriptor {
   fetch: boolean;
   events: string[];
   components: string[];
+  /**
+   * The installation's own events (its setup events) this version answered 406 to: the platform
+   * stops owing them to its installations. Set by the platform for a GitBook-dialect version,
+   * whose runtime cannot say what it handles.
+   */
+  declined?: string[];
 }
 
 /** The part of a Workers `ExecutionContext` the SDK uses. */

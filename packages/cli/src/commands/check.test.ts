@@ -187,4 +187,52 @@ scopes: [page:feedback:read, site:teleport]
     expect(await run(['check', '--env', 'dev', '--json'], dev)).toBe(1);
     expect(JSON.parse(dev.stdout).errors.map((e: { line: number }) => e.line)).toEqual([7, 11]);
   });
+
+  it('reads their manifests as they are written: capitals in the name, blocks without a description, and says what to do with a 1Password reference', async () => {
+    const manifest = `name: Tracker-Pro
+title: Tracker
+description: Counts page views
+organization: acme
+visibility: public
+script: ./src/index.ts
+scopes: []
+blocks:
+  - id: counter
+    title: Counter
+secrets:
+  API_KEY: \${{ "op://integrations/tracker/API_KEY" }}
+  REGION: \${{ env.TRACKER_REGION }}
+envs:
+  local:
+    secrets:
+      API_KEY: \${{ env.TRACKER_API_KEY }}
+      REGION: \${{ env.TRACKER_REGION }}
+`;
+    const dir = await tempDir({ 'gitbook-manifest.yaml': manifest, 'src/index.ts': '' });
+    const io = memoryIo(dir);
+    expect(await run(['check', '--json'], io)).toBe(1);
+    const { errors, warnings } = JSON.parse(io.stdout) as {
+      errors: { line: number; message: string }[];
+      warnings: { line: number; message: string }[];
+    };
+    expect(errors).toEqual([
+      expect.objectContaining({
+        path: 'secrets.API_KEY',
+        line: 12,
+        message:
+          "`secrets.API_KEY` is a 1Password reference (op://integrations/tracker/API_KEY), which GitBook's CLI resolves from its vault when it publishes; Portico does not read 1Password. Write `API_KEY: ${{ env.API_KEY }}` here (or in an entry of `envs` you publish with --env) and set API_KEY in the environment of `portico publish`, e.g. `export API_KEY=\"$(op read 'op://integrations/tracker/API_KEY')\"`",
+      }),
+    ]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        path: 'name',
+        line: 1,
+        message: expect.stringMatching(/^Portico's names are lower case: "Tracker-Pro" is published as "tracker-pro"/),
+      }),
+    ]);
+    // With an env whose secrets come from the environment, it is valid.
+    const local = memoryIo(dir);
+    expect(await run(['check', '--env', 'local'], local)).toBe(0);
+    expect(local.stderr).toBe('gitbook-manifest.yaml: tracker-pro is valid with 1 warning\n');
+  });
 });

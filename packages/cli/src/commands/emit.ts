@@ -264,7 +264,7 @@ async function emitSetup(
   return options.wait && !ok(dispatch) ? EXIT_FAILURE : EXIT_OK;
 }
 
-/** `ui_render`: renders a component of the installation (props, state and action from --field/--data). */
+/** `ui_render`: renders a component of the installation (props, state, action and editable from --field/--data). */
 async function emitRender(
   data: Record<string, unknown>,
   options: EmitOptions,
@@ -277,9 +277,14 @@ async function emitRender(
     options.installation ?? dev?.installations.space ?? dev?.installations.site ?? dev?.installations.organization;
   if (id === undefined) throw usage('ui_render renders a component of one installation: give --installation ID');
   const input = applyFields(data, options.field ?? [], new Set(['componentId']));
-  const unknown = Object.keys(input).filter((key) => !['componentId', 'props', 'state', 'action'].includes(key));
+  const unknown = Object.keys(input).filter(
+    (key) => !['componentId', 'props', 'state', 'action', 'editable'].includes(key),
+  );
   if (unknown.length > 0) {
-    throw usage(`ui_render takes componentId, props, state and action, not ${unknown.join(', ')}`);
+    throw usage(`ui_render takes componentId, props, state, action and editable, not ${unknown.join(', ')}`);
+  }
+  if (input.editable !== undefined && typeof input.editable !== 'boolean') {
+    throw usage('ui_render: editable must be true or false (false renders a block as a reader sees it)');
   }
   for (const key of ['props', 'state', 'action'] as const) {
     if (input[key] !== undefined && !isObject(input[key])) throw usage(`ui_render: ${key} must be an object`);

@@ -112,7 +112,12 @@ export class DevSession {
           tuning: { maxWorkers: 4 },
         },
         // workerd may print a moment after its response: keep those lines with their dispatch.
-        { logger: terminalLogger(this.io), workerOutputGraceMs: OUTPUT_GRACE_MS },
+        {
+          logger: terminalLogger(this.io),
+          workerOutputGraceMs: OUTPUT_GRACE_MS,
+          // A built-in named like this integration (`webhook`) is left out: here the name is this one's.
+          withoutBuiltins: [manifest.name],
+        },
       );
     } catch (error) {
       this.io.err(`portico dev: could not start the platform: ${(error as Error).message}\n`);

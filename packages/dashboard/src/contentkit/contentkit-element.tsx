@@ -1,5 +1,5 @@
 /** One ContentKit element (spec 2.4) as HTML: every element type of @portico/runtime's ContentKit. */
-import type { ContentKitElement } from '@portico/runtime/contentkit';
+import type { CodeBlockElement, ContentKitElement } from '@portico/runtime/contentkit';
 import { Markdown } from '../components/markdown';
 import { ButtonView } from './contentkit-button';
 import { CardView } from './contentkit-card';
@@ -98,8 +98,52 @@ export function ContentKitElementView({
     case 'webframe':
       return <WebframeView element={element} interaction={interaction} />;
     case 'codeblock':
-      return <CodeBlock content={element.content} syntax={element.syntax} lineNumbers={element.lineNumbers === true} />;
+      return (
+        <div className="ck-codeblock">
+          {element.state !== undefined ? (
+            <EditableCode element={element} stateKey={element.state} interaction={interaction} />
+          ) : (
+            <CodeBlock content={element.content} syntax={element.syntax} lineNumbers={element.lineNumbers === true} />
+          )}
+          {element.footer ? (
+            <div className="row ck-code-footer">
+              <ContentKitChildren elements={element.footer} interaction={interaction} />
+            </div>
+          ) : null}
+        </div>
+      );
   }
+}
+
+/**
+ * Code the person edits (a codeblock with `state`): the text is kept under that state key, and
+ * `onContentChange` is sent once the editing pauses (the field loses focus), with the state.
+ */
+function EditableCode({
+  element,
+  stateKey,
+  interaction,
+}: {
+  element: CodeBlockElement;
+  stateKey: string;
+  interaction: Interaction;
+}) {
+  const value = interaction.value(stateKey, element.content);
+  const text = typeof value === 'string' ? value : String(value ?? '');
+  return (
+    <textarea
+      className="input ck-code"
+      aria-label={element.syntax ? `Code (${element.syntax})` : 'Code'}
+      data-syntax={element.syntax}
+      spellCheck={false}
+      rows={Math.min(20, Math.max(3, text.split('\n').length))}
+      value={text}
+      onChange={(event) => interaction.setValue(stateKey, event.target.value)}
+      onBlur={() => {
+        if (element.onContentChange && text !== element.content) interaction.press(element.onContentChange);
+      }}
+    />
+  );
 }
 
 function CodeBlock({

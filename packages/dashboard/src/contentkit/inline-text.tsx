@@ -2,7 +2,7 @@ import type { InlineContent } from '@portico/runtime/contentkit';
 import type { ReactNode } from 'react';
 import { asText, useReadState } from './state-bindings';
 
-/** `text` elements, the strings inside them and inside links, and `{ $state }` bindings shown as text. */
+/** `text` and `link` elements, the strings inside them, and `{ $state }` bindings shown as text. */
 export function InlineText({ children }: { children: InlineContent | InlineContent[] }): ReactNode {
   if (typeof children === 'string') return children;
   if (Array.isArray(children))
@@ -12,6 +12,12 @@ export function InlineText({ children }: { children: InlineContent | InlineConte
     ));
   if (!('type' in children)) return <BoundText name={children.$state} />;
   const inner = <InlineText>{children.children}</InlineText>;
+  if (children.type === 'link')
+    return (
+      <a href={children.target.url} target="_blank" rel="noopener noreferrer">
+        {inner}
+      </a>
+    );
   switch (children.style) {
     case 'bold':
       return <strong>{inner}</strong>;

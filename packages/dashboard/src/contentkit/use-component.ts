@@ -39,8 +39,10 @@ export interface ComponentView {
 
 export class InvalidTreeError extends Error {}
 
-export function useComponent(installationId: string, componentId: string, props: State = {}): ComponentView {
+export function useComponent(installationId: string, componentId: string, initialProps: State = {}): ComponentView {
   const id = useId();
+  // A block's props, as `@editor.node.updateProps` left them: the next render gets them.
+  const [props, setProps] = useState<State>(initialProps);
   const render = (body: { props: State; state?: State; action?: ContentKitAction }) =>
     call(
       api.POST('/v1/installations/{id}/components/{componentId}/render', {
@@ -102,6 +104,43 @@ export function useComponent(installationId: string, componentId: string, props:
     value: (key, initial) => (key in state ? state[key] : initial),
     read,
     setValue: (key, value) => setEdits((before) => ({ ...before, [key]: value })),
-    press: (pressed) => action.mutate(resolveAction(pressed, read)),
+    press: (pressed) => {
+      const resolved = resolveAction(pressed, read);
+      const builtin = builtinAction(resolved);
+      if (builtin === undefined) return action.mutate(resolved);
+      if (builtin.kind === 'open') window.open(builtin.url, '_blank', 'noopener,noreferrer');
+      else {
+        // The block renders again with its new props (its first render, for them).
+        setLatest(undefined);
+        setEdits({});
+        setProps((before) => ({ ...before, ...builtin.props }));
+      }
+    },
   };
+}
+
+/**
+ * The actions GitBook's editor handles itself rather than sending to the integration:
+ * `@ui.url.open` opens its `url` (http or https) in a new tab; `@editor.node.updateProps` sets
+ * the block's props, and the block renders again with them. Anything else goes to the integration.
+ */
+export function builtinAction(
+  action: ContentKitAction,
+): { kind: 'open'; url: string } | { kind: 'props'; props: State } | undefined {
+  if (action.action === '@ui.url.open' && typeof action.url === 'string') {
+    try {
+      const url = new URL(action.url);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return { kind: 'open', url: url.toString() };
+    } catch {}
+    return undefined;
+  }
+  const props = action.props;
+  if (
+    action.action === '@editor.node.updateProps' &&
+    typeof props === 'object' &&
+    props !== null &&
+    !Array.isArray(props)
+  )
+    return { kind: 'props', props: props as State };
+  return undefined;
 }

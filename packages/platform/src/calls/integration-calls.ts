@@ -5,6 +5,7 @@
 import { type ContentKitContext, type FetchEvent, isContentKitComplete, validateContentKit } from '@portico/runtime';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError } from '../errors/domain-error.js';
+import { configurationProps } from '../gitbook/component-props.js';
 import { integrationPublicPath } from '../gitbook/environment.js';
 import { HOP_BY_HOP_HEADERS } from '../hosts/egress.js';
 import { HostError, type HostResponse } from '../hosts/host.js';
@@ -144,6 +145,8 @@ export interface RenderInput {
   props?: Record<string, unknown> | undefined;
   state?: Record<string, unknown> | undefined;
   action?: ({ action: string } & Record<string, unknown>) | undefined;
+  /** For a block: false renders it as a reader of the page sees it (`context.editable`); default true. */
+  editable?: boolean | undefined;
 }
 
 /**
@@ -163,18 +166,22 @@ export async function renderComponent(
   const installation = await authorizedInstallation(ctx, principal, id);
   if (installation.status === 'paused')
     throw new DomainError('unavailable', 'installation_paused', `the installation ${id} is paused`);
-  const { manifest } = await loadIntegration(ctx, installation.integration_name);
+  const { manifest, gitbook } = await loadIntegration(ctx, installation.integration_name);
   const block = (manifest.blocks ?? []).some((b) => b.id === componentId);
+  // A configuration screen written for GitBook's runtime reads its installations from its props.
+  const given = input.props ?? {};
+  const props =
+    gitbook !== undefined && !block ? { ...given, ...(await configurationProps(ctx, installation)) } : given;
   const response = await dispatcher
     .send(installation, {
       type: 'ui_render',
       eventId: `render_${Date.now().toString(36)}`,
       installationId: id,
       componentId,
-      props: input.props ?? {},
+      props,
       ...(input.state !== undefined ? { state: input.state } : {}),
       ...(input.action !== undefined ? { action: input.action } : {}),
-      context: renderContext(installation, block),
+      context: renderContext(installation, block, input.editable ?? true),
     })
     .catch(hostFailure);
   const text = new TextDecoder().decode(response.body);
@@ -220,13 +227,14 @@ export async function renderComponent(
 function renderContext(
   installation: { organization_id: string; target_type: 'organization' | 'space' | 'site'; target_id: string },
   block: boolean,
+  editable: boolean,
 ): ContentKitContext {
   const { target_type: target, target_id: place } = installation;
   return {
     type: block ? 'document' : target === 'organization' ? 'configuration_account' : `configuration_${target}`,
     organizationId: installation.organization_id,
     ...(target === 'space' ? { spaceId: place } : target === 'site' ? { siteId: place } : {}),
-    ...(block ? { editable: true } : {}),
+    ...(block ? { editable } : {}),
     theme: 'light',
   };
 }

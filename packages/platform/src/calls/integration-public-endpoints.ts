@@ -11,6 +11,9 @@
  *   token, and recorded as its dispatch, exactly as on the installation's own public endpoint. The
  *   installation comes from the platform's signed cookie, never from what the request says (an
  *   OAuth `state` is the integration's to read): a token reaches only that installation's family.
+ *   The integration sees the request at its own path (`/v1/integrations/{name}/public/…`), and
+ *   for this request its installations' `urls.publicEndpoint` are that endpoint, so a router
+ *   based on either URL matches it (gitbook/environment.ts, seenThroughIntegrationEndpoint).
  * - **On a button's OAuth path without one**: refused (403 `oauth_not_started`), as on an
  *   installation's public endpoint.
  * - **Otherwise, as the integration's**: its environment has `integration`, `apiEndpoint`,
@@ -66,6 +69,7 @@ export async function callIntegrationPublicEndpoint(
   const secrets = bundle.secrets === null ? {} : (JSON.parse(ctx.box.open(bundle.secrets)) as Record<string, string>);
   const environment = gitbookIntegrationEnvironment(ctx, {
     name,
+    manifest: bundle.manifest,
     facts: bundle.gitbook,
     version: bundle.version,
     secrets,

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { requireMember } from '../access/auth.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
+import { policyText } from '../gitbook/environment.js';
 import { loadInstallation } from '../installations/load.js';
 import { loadIntegration } from '../integrations/read.js';
 import * as installations from '../storage/repositories/installations.js';
@@ -56,10 +57,20 @@ export async function siteScripts(ctx: ServiceContext, principal: Principal, sit
       installationId: row.id,
       integration: row.integration_name,
       url: publishedScriptUrl(ctx, row.id),
-      ...(gitbook?.contentSecurityPolicy !== undefined ? { contentSecurityPolicy: gitbook.contentSecurityPolicy } : {}),
+      ...(gitbook?.contentSecurityPolicy !== undefined
+        ? { contentSecurityPolicy: policyOf(gitbook.contentSecurityPolicy) }
+        : {}),
     });
   }
   return scripts;
+}
+
+/** A policy written as text, as one header value (no line breaks, no trailing ";"); a mapping as it is, its sources trimmed. */
+function policyOf(policy: string | Record<string, string>): string | Record<string, string> {
+  if (typeof policy === 'string') return policyText(policy);
+  return Object.fromEntries(
+    Object.entries(policy).map(([directive, sources]) => [directive, sources.replace(/\s+/g, ' ').trim()]),
+  );
 }
 
 interface Kept {

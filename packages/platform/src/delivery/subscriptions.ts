@@ -10,7 +10,11 @@ import { newId } from '../access/tokens.js';
 import { conflict, invalid, notFound } from '../errors/domain-error.js';
 import type { Configuration } from '../installations/configuration.js';
 import { authorizedInstallation } from '../installations/load.js';
-import { isWebhookInstallation, selectableEvents, webhookPolicy } from '../installations/webhook-configuration.js';
+import {
+  isBuiltinWebhookIntegration,
+  selectableEvents,
+  webhookPolicy,
+} from '../installations/webhook-configuration.js';
 import * as subscriptions from '../storage/repositories/subscriptions.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
@@ -164,7 +168,10 @@ async function webhookInstallation(
   role: 'member' | 'admin',
 ) {
   const installation = await authorizedInstallation(ctx, principal, installationId, role);
-  if (!isWebhookInstallation(installation.integration_name) || installation.target_type === 'organization') {
+  if (
+    !(await isBuiltinWebhookIntegration(ctx.db, installation.integration_name)) ||
+    installation.target_type === 'organization'
+  ) {
     throw invalid(
       'not_a_webhook_installation',
       `the installation ${installationId} is not a webhook installation in a space or site: only those have subscriptions (install the webhook integration into a space or site)`,

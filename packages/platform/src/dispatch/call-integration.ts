@@ -5,6 +5,7 @@
  */
 import type { PlatformEvent } from '@portico/runtime';
 import type { Insertable } from 'kysely';
+import { seenThroughIntegrationEndpoint } from '../gitbook/environment.js';
 import { HostError, type HostKind, type HostResponse } from '../hosts/host.js';
 import type { Database } from '../storage/schema.js';
 import type { DeliveryTargets, DispatchGrant, ServiceContext } from '../types.js';
@@ -59,7 +60,8 @@ export async function callIntegration(
   });
   const started = performance.now();
   try {
-    const environment = await buildEnvironment(ctx, installation, bundle, known);
+    const built = await buildEnvironment(ctx, installation, bundle, known);
+    const environment = bundle.gitbook === undefined ? built : seenThroughIntegrationEndpoint(event, built);
     const scopes = known?.tokenScopes;
     const bindings =
       host.kind === 'in-process' && settings.bindingsFor && scopes && installation.uninstalled_at === null

@@ -61,6 +61,7 @@ export async function buildEnvironment(
       installation,
       organization,
       selections,
+      manifest: version.manifest,
       facts: version.gitbook,
       version: version.version,
       token,

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { type GitBookFacts, readGitBookFacts } from '../gitbook/dialect.js';
 import type { Host, IntegrationBundle } from '../hosts/host.js';
 import type { InProcessHost } from '../hosts/in-process-host.js';
+import { SETUP_EVENTS } from '../installations/owed-events.js';
 import { latestVersion } from '../integrations/read.js';
 import * as integrations from '../storage/repositories/integrations.js';
 import type { ServiceContext } from '../types.js';
@@ -109,12 +110,20 @@ export class IntegrationRegistry {
    * here and on every node that loads the version afresh. Logged once.
    */
   async notHandled(integration: string, version: number, type: string): Promise<void> {
-    if (!(type in REQUIRED_SCOPE)) return;
+    const setup = SETUP_EVENTS.has(type);
+    if (!(type in REQUIRED_SCOPE) && !setup) return;
     const bundle = await this.bundle(integration, version);
     const descriptor = bundle.descriptor ?? (await this.describe(bundle));
     // An integration that describes itself says what it handles; its 406 is about one event.
-    if (descriptor?.runtime !== 'gitbook' || !descriptor.events.includes(type)) return;
-    bundle.descriptor = { ...descriptor, events: descriptor.events.filter((event) => event !== type) };
+    if (descriptor?.runtime !== 'gitbook') return;
+    if (setup) {
+      // Owed to every installation, not routed: installations stop being owed it (owed-events.ts).
+      if (descriptor.declined?.includes(type)) return;
+      bundle.descriptor = { ...descriptor, declined: [...(descriptor.declined ?? []), type] };
+    } else {
+      if (!descriptor.events.includes(type)) return;
+      bundle.descriptor = { ...descriptor, events: descriptor.events.filter((event) => event !== type) };
+    }
     this.logger?.info(
       { integration: `${integration}@${version}`, type },
       'the integration answered 406: it does not handle this event type, which is not sent to this version again',

@@ -86,7 +86,26 @@ export async function readPlace(ctx: ServiceContext, principal: Principal, place
   } else {
     await requireMember(ctx, principal, row.organization_id);
   }
-  return { object: place.type, id: row.id, title: row.title, organization: row.organization_id };
+  return {
+    object: place.type,
+    id: row.id,
+    title: row.title,
+    organization: row.organization_id,
+    urls: placeUrls(ctx, place, row.organization_id),
+  };
+}
+
+/**
+ * A space's or site's `urls` in that API's shape: `location` (where this API answers it), `app`
+ * (its page in Portico's dashboard) and `published`. Portico keeps no content and publishes
+ * none, so `published` is that page too: integrations build links from it, and a link to the
+ * place's page is the one Portico has.
+ */
+function placeUrls(ctx: ServiceContext, place: Place, organization: string) {
+  const id = encodeURIComponent(place.id);
+  const app = `${ctx.publicUrl}/${place.type}s/${id}`;
+  const path = place.type === 'space' ? `/v1/spaces/${id}` : `/v1/orgs/${encodeURIComponent(organization)}/sites/${id}`;
+  return { location: `${ctx.publicUrl}/compat/gitbook${path}`, app, published: app };
 }
 
 /** The organization installation `id` of `integration`, or 404 saying what was not found. */

@@ -15,9 +15,11 @@
  *
  * Written from that platform's documented API shapes; none of its code is used.
  */
-import type { InstallationStatus } from '@portico/runtime';
+import type { Manifest } from '@portico/manifest';
+import type { InstallationStatus, PlatformEvent } from '@portico/runtime';
 import type { Selections } from '../installations/views.js';
 import { publicEndpointOf } from '../installations/views.js';
+import { assetUrl } from '../integrations/assets.js';
 import type { Database } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import type { GitBookFacts } from './dialect.js';
@@ -51,15 +53,33 @@ export interface GitBookSiteInstallation extends PlaceInstallation {
   site: string;
 }
 
+/**
+ * The integration as that runtime describes it (`environment.integration`): its manifest's facts
+ * with the URLs Portico serves. Lists are always there (`externalLinks: []` when it has none), as
+ * integrations read `externalLinks[0]` without a check.
+ */
+export interface GitBookIntegration {
+  name: string;
+  title: string;
+  description: string;
+  summary: string;
+  organization: string;
+  visibility: string;
+  version: string;
+  target: GitBookFacts['target'];
+  scopes: string[];
+  categories: string[];
+  externalLinks: { label: string; url: string }[];
+  previewImages: string[];
+  blocks: { id: string; title: string; description: string }[];
+  contentSecurityPolicy?: string;
+  urls: { publicEndpoint: string; publicContentEndpoint: string; icon?: string };
+}
+
 export interface GitBookEnvironment {
   apiEndpoint: string;
   apiTokens: { installation: string; integration: string };
-  integration: {
-    name: string;
-    version: string;
-    target: GitBookFacts['target'];
-    urls: { publicEndpoint: string; publicContentEndpoint: string };
-  };
+  integration: GitBookIntegration;
   installation: GitBookInstallation;
   spaceInstallation?: GitBookSpaceInstallation;
   siteInstallation?: GitBookSiteInstallation;
@@ -107,19 +127,57 @@ export interface GitBookIntegrationEnvironment {
   secrets: Record<string, string>;
 }
 
+/** `environment.integration`, from the version's manifest and facts. */
+export function gitbookIntegration(
+  ctx: ServiceContext,
+  input: { name: string; manifest: Manifest; facts: GitBookFacts; version: number },
+): GitBookIntegration {
+  const { name, manifest, facts, version } = input;
+  const asset = (which: string) => `${ctx.publicUrl}${assetUrl(name, version, which)}`;
+  const policy = facts.contentSecurityPolicy;
+  return {
+    name,
+    title: manifest.title,
+    description: manifest.description,
+    summary: manifest.summary ?? '',
+    organization: manifest.organization,
+    visibility: manifest.visibility,
+    version: String(version),
+    target: facts.target,
+    scopes: [...manifest.scopes],
+    categories: [...(manifest.categories ?? [])],
+    externalLinks: (manifest.externalLinks ?? []).map((link) => ({ label: link.label, url: link.url })),
+    previewImages: (manifest.previewImages ?? []).map((_, index) => asset(`preview-${index}`)),
+    blocks: (manifest.blocks ?? []).map((block) => ({
+      id: block.id,
+      title: block.title,
+      description: block.description ?? '',
+    })),
+    ...(policy !== undefined ? { contentSecurityPolicy: policyText(policy) } : {}),
+    urls: { ...integrationUrls(ctx, name), ...(manifest.icon !== undefined ? { icon: asset('icon') } : {}) },
+  };
+}
+
+/** A policy as one header value: directives joined by "; ", without line breaks or a trailing ";". */
+export function policyText(policy: string | Record<string, string>): string {
+  const directives =
+    typeof policy === 'string'
+      ? policy.split(';')
+      : Object.entries(policy).map(([directive, sources]) => `${directive} ${sources}`);
+  return directives
+    .map((directive) => directive.replace(/\s+/g, ' ').trim())
+    .filter((directive) => directive !== '')
+    .join('; ');
+}
+
 export function gitbookIntegrationEnvironment(
   ctx: ServiceContext,
-  input: { name: string; facts: GitBookFacts; version: number; secrets: Record<string, string> },
+  input: { name: string; manifest: Manifest; facts: GitBookFacts; version: number; secrets: Record<string, string> },
 ): GitBookIntegrationEnvironment {
   return {
     apiEndpoint: gitbookApiEndpoint(ctx),
     apiTokens: { integration: '' },
-    integration: {
-      name: input.name,
-      version: String(input.version),
-      target: input.facts.target,
-      urls: integrationUrls(ctx, input.name),
-    },
+    integration: gitbookIntegration(ctx, input),
     signingSecrets: { integration: ctx.box.mac('gitbook-signing-secret', `integration:${input.name}`) },
     secrets: input.secrets,
   };
@@ -131,6 +189,7 @@ export interface GitBookEnvironmentInput {
   /** Its organization installation (the installation itself at organization level), and that one's selections. */
   organization: Row;
   selections: Selections;
+  manifest: Manifest;
   facts: GitBookFacts;
   version: number;
   token: string;
@@ -145,7 +204,7 @@ export function gitbookEnvironment(ctx: ServiceContext, input: GitBookEnvironmen
   const environment: GitBookEnvironment = {
     apiEndpoint: gitbookApiEndpoint(ctx),
     apiTokens: { installation: token, integration: token },
-    integration: { name, version: String(input.version), target: facts.target, urls: integrationUrls(ctx, name) },
+    integration: gitbookIntegration(ctx, { name, manifest: input.manifest, facts, version: input.version }),
     installation: gitbookInstallation(ctx, organization, input.selections),
     signingSecrets: {
       integration: signingSecret(`integration:${name}`),
@@ -190,4 +249,29 @@ export function gitbookPlaceInstallation(
     urls: { publicEndpoint: publicEndpointOf(ctx, row.id) },
   };
   return row.target_type === 'site' ? { ...place, site: row.target_id } : { ...place, space: row.target_id };
+}
+
+/**
+ * The environment of a request that came through the integration-wide public endpoint as an
+ * installation's (the OAuth callback of a flow the dashboard started, calls/integration-public-endpoints.ts).
+ * Those integrations route with a base taken from their environment, the installation's
+ * `urls.publicEndpoint` first and the integration's when there is none (on that platform, such a
+ * request has no installation). Here it does have one, so for this request the installation's
+ * endpoints are the integration-wide one it came through: whichever base the integration takes,
+ * it is the path it sees (`/v1/integrations/{name}/public/oauth` matches its `/oauth`).
+ */
+export function seenThroughIntegrationEndpoint<E>(event: PlatformEvent, environment: E): E {
+  const gitbook = environment as unknown as Partial<GitBookEnvironment>;
+  const through = gitbook.integration?.urls.publicEndpoint;
+  if (event.type !== 'fetch' || through === undefined) return environment;
+  const path = new URL(event.request.url).pathname;
+  if (path !== new URL(through).pathname && !path.startsWith(`${new URL(through).pathname}/`)) return environment;
+  const at = <T extends { urls: { publicEndpoint: string } }>(place: T | undefined) =>
+    place === undefined ? undefined : { ...place, urls: { ...place.urls, publicEndpoint: through } };
+  return {
+    ...gitbook,
+    ...(gitbook.installation ? { installation: at(gitbook.installation) } : {}),
+    ...(gitbook.spaceInstallation ? { spaceInstallation: at(gitbook.spaceInstallation) } : {}),
+    ...(gitbook.siteInstallation ? { siteInstallation: at(gitbook.siteInstallation) } : {}),
+  } as E;
 }

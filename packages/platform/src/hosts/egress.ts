@@ -10,6 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
+import { FAILED_HEADER } from './worker-fetch.js';
 
 export interface EgressRecord {
   installationId: string | null;
@@ -103,6 +104,12 @@ export const HOP_BY_HOP_HEADERS = new Set([
   'content-length',
 ]);
 
+/**
+ * Headers the runtime adds to a worker's outbound requests that the integration did not set:
+ * miniflare's `cf-worker: <name>.example.com` (a placeholder zone that names nothing here).
+ */
+const RUNTIME_REQUEST_HEADERS = new Set(['cf-worker']);
+
 /** Sends one request with node:http, resolving names through `lookup`; answers a web Response (redirects not followed). */
 function forward(
   url: URL,
@@ -113,7 +120,7 @@ function forward(
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     for (const [name, value] of request.headers)
-      if (name !== 'host' && !HOP_BY_HOP_HEADERS.has(name)) headers[name] = value;
+      if (name !== 'host' && !HOP_BY_HOP_HEADERS.has(name) && !RUNTIME_REQUEST_HEADERS.has(name)) headers[name] = value;
     if (body !== undefined) headers['content-length'] = String(body.length);
     const client = url.protocol === 'https:' ? https : http;
     const outgoing = client.request(
@@ -123,7 +130,9 @@ function forward(
         const answer = new Headers();
         for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
           const name = incoming.rawHeaders[i] as string;
-          if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase())) answer.append(name, incoming.rawHeaders[i + 1] as string);
+          // The host's mark of a failed request (worker-fetch.ts) comes from the host only.
+          if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase()) && name.toLowerCase() !== FAILED_HEADER)
+            answer.append(name, incoming.rawHeaders[i + 1] as string);
         }
         const status = incoming.statusCode ?? 502;
         const empty = request.method === 'HEAD' || status === 204 || status === 304;

@@ -1,8 +1,11 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRequest } from '../test-support/host-request.js';
 import { createEgress, type EgressRecord } from './egress.js';
 import { HostError, type IntegrationBundle } from './host.js';
+import { FAILED_HEADER } from './worker-fetch.js';
 import { WorkerdHost } from './workerd-host.js';
 
 const root = new URL('../../../../', import.meta.url).pathname;
@@ -15,6 +18,7 @@ async function bundle(name: string, source: string): Promise<IntegrationBundle> 
     platform: 'neutral',
     conditions: ['source'],
     mainFields: ['module', 'main'],
+    external: ['node:*'],
     write: false,
     logLevel: 'silent',
   });
@@ -94,11 +98,16 @@ describe('the workerd host contains hostile integrations', () => {
     await expectContained('/memory', 'memory', /used more than 300 MiB and was stopped/);
   }, 30_000);
 
-  it('gives integration code no process.env', async () => {
-    const answer = await host.dispatch(hostile, fetchRequest('/env'));
-    expect(answer.status).toBe(500);
-    expect(JSON.parse(text(answer.body)).error.code).toBe('integration_error');
-    expect(answer.logs.join('\n')).toMatch(/process is not defined/);
+  it("gives integration code no view of the platform's environment", async () => {
+    process.env.PORTICO_SECRET_KEY = 'the platform secret';
+    try {
+      // nodejs_compat gives workers a `process` of their own, whose env holds nothing of the host's.
+      const answer = await host.dispatch(hostile, fetchRequest('/env'));
+      expect(answer.status).toBe(200);
+      expect(text(answer.body)).toBe('undefined');
+    } finally {
+      delete process.env.PORTICO_SECRET_KEY;
+    }
   });
 
   it('refuses egress to the metadata address and to loopback, and records it for the installation', async () => {
@@ -177,4 +186,95 @@ describe('the output grace of the workerd host', () => {
     expect(plain.answer.logs).toEqual(['line 2']);
     expect(plain.wallMs).toBeLessThan(100);
   }, 60_000);
+});
+
+describe('outbound requests and answers of a worker, as in Workers', () => {
+  let host: WorkerdHost;
+  let server: Server;
+  let serverUrl: string;
+  const seen: Record<string, string | string[] | undefined>[] = [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      seen.push(request.headers);
+      response.end('echo');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    host = new WorkerdHost({ egress: createEgress({ allowPrivateNetwork: true, record: () => {} }) });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const worker = () =>
+    bundle(
+      'outbound',
+      `import { createHash } from 'node:crypto';
+       export default {
+         async fetch(request) {
+           const url = new URL(JSON.parse((await request.formData()).get('event')).request.url);
+           const target = url.searchParams.get('to');
+           const path = url.pathname;
+           if (path.endsWith('/hash')) return new Response(createHash('sha256').update('abc').digest('hex'));
+           if (path.endsWith('/gzip')) {
+             // Workers compress a body answered with a content-encoding themselves.
+             return new Response('squeezed', { headers: { 'content-encoding': 'gzip', 'content-type': 'text/plain' } });
+           }
+           try {
+             const answer = await fetch(target);
+             return Response.json({ resolved: answer.status, body: await answer.text() });
+           } catch (error) {
+             return Response.json({ rejected: error.constructor.name, message: error.message });
+           }
+         },
+       };`,
+    );
+
+  it('rejects a failed fetch with a TypeError that says why, instead of resolving with a 500', async () => {
+    const outbound = await worker();
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const answer = await host.dispatch(outbound, fetchRequest(`/fetch?to=http://127.0.0.1:${closed}/`));
+    expect(JSON.parse(text(answer.body))).toEqual({
+      rejected: 'TypeError',
+      message: expect.stringMatching(new RegExp(`^fetch GET http://127\\.0\\.0\\.1:${closed}/ failed: .*ECONNREFUSED`)),
+    });
+    // A server that marks its answer as the host's failure does not make the fetch reject.
+    const faker = createServer((_, response) =>
+      response.writeHead(200, { [FAILED_HEADER]: '1' }).end('{"message":"fake"}'),
+    );
+    await new Promise<void>((resolve) => faker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (faker.address() as AddressInfo).port;
+      const real = await host.dispatch(outbound, fetchRequest(`/fetch?to=http://127.0.0.1:${port}/`));
+      expect(JSON.parse(text(real.body))).toEqual({ resolved: 200, body: '{"message":"fake"}' });
+    } finally {
+      await new Promise((resolve) => faker.close(resolve));
+    }
+  }, 30_000);
+
+  it('sends no cf-worker header, answers without mf-content-encoding, and offers node:crypto', async () => {
+    const outbound = await worker();
+    seen.length = 0;
+    const answer = await host.dispatch(outbound, fetchRequest(`/fetch?to=${serverUrl}/`));
+    expect(JSON.parse(text(answer.body))).toEqual({ resolved: 200, body: 'echo' });
+    expect(seen).toHaveLength(1);
+    expect(Object.keys(seen[0] ?? {})).not.toContain('cf-worker');
+
+    const gzip = await host.dispatch(outbound, fetchRequest('/gzip'));
+    // The body comes decoded (the platform's server encodes its answers as it will), so without the encoding's name.
+    expect(text(gzip.body)).toBe('squeezed');
+    expect(gzip.headers.map(([name]) => name)).not.toContain('mf-content-encoding');
+    expect(gzip.headers.map(([name]) => name)).not.toContain('content-encoding');
+
+    const hash = await host.dispatch(outbound, fetchRequest('/hash'));
+    expect(text(hash.body)).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  }, 30_000);
 });

@@ -32,6 +32,7 @@ import {
   withTimeout,
 } from './host.js';
 import { processes } from './proc.js';
+import { failedFetch, workerModules } from './worker-fetch.js';
 
 export interface WorkerdHostOptions {
   /** Handles every outbound request of integration code. */
@@ -71,6 +72,12 @@ const DEFAULT_IDLE_MS = 5 * 60 * 1000;
 /** Node's longest timer (about 24.8 days); a longer one would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const COMPATIBILITY_DATE = '2025-09-01';
+/**
+ * Node's built-in modules (`node:crypto`, `node:buffer`, …) as Workers offer them: integrations
+ * built for GitBook's runtime keep those imports for the runtime (DESIGN.md). They stay inside
+ * workerd: no file, process or environment of the host is reachable through them.
+ */
+const COMPATIBILITY_FLAGS = ['nodejs_compat'];
 const MEMORY_POLL_MS = 25;
 
 interface Worker {
@@ -235,7 +242,7 @@ export class WorkerdHost implements Host {
       if (grace > 0) await new Promise((resolve) => setTimeout(resolve, grace));
       return {
         status: answer.response.status,
-        headers: [...answer.response.headers],
+        headers: answeredHeaders(answer.response.headers),
         body: answer.body,
         logs,
         durationMs,
@@ -292,14 +299,21 @@ export class WorkerdHost implements Host {
       });
     };
     const miniflare = new Miniflare({
-      modules: true,
-      script: bundle.script,
+      modules: workerModules(bundle.script),
+      modulesRoot: '/',
       compatibilityDate: COMPATIBILITY_DATE,
-      outboundService: (request: unknown) =>
-        this.options.egress(request as unknown as Request, {
-          integration: bundle.name,
-          installationId: worker.current?.installationId ?? null,
-        }) as never,
+      compatibilityFlags: COMPATIBILITY_FLAGS,
+      outboundService: (async (request: Request) => {
+        try {
+          return await this.options.egress(request, {
+            integration: bundle.name,
+            installationId: worker.current?.installationId ?? null,
+          });
+        } catch (error) {
+          // Rejects the integration's fetch with the reason (worker-fetch.ts), as Workers do.
+          return failedFetch(`fetch ${request.method} ${request.url} failed: ${(error as Error).message}`);
+        }
+      }) as never,
       handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
         collect(stdout);
         collect(stderr);
@@ -343,6 +357,15 @@ export class WorkerdHost implements Host {
     this.stops.set(worker.key, stopping);
     return stopping;
   }
+}
+
+/**
+ * The headers the worker answered with. Workers encode a body answered with a `content-encoding`;
+ * miniflare's client decodes it again and renames the header `mf-content-encoding`, a name of its
+ * own that is not passed on: the body here is the decoded one.
+ */
+function answeredHeaders(headers: Headers): [string, string][] {
+  return [...headers].filter(([name]) => name !== 'mf-content-encoding');
 }
 
 function keyOf(bundle: IntegrationBundle): string {

@@ -3,15 +3,17 @@
  * its deleted event when it is removed. They are written in the transaction of the change.
  */
 import type { Transaction } from 'kysely';
+import * as integrations from '../storage/repositories/integrations.js';
 import * as outbox from '../storage/repositories/outbox.js';
 import type { Database, TargetType } from '../storage/schema.js';
-import { isWebhookInstallation } from './webhook-configuration.js';
+import { isBuiltinWebhookIntegration } from './webhook-configuration.js';
 
 const SETUP_EVENT: Record<TargetType, string> = {
   organization: 'installation_setup',
   space: 'space_installation_setup',
   site: 'site_installation_setup',
 };
+export const SETUP_EVENTS: ReadonlySet<string> = new Set(Object.values(SETUP_EVENT));
 
 /** What an installation is sent when it is removed (the dispatcher sends it although the installation is gone). */
 export const DELETED_EVENT: Record<TargetType, string> = {
@@ -33,9 +35,13 @@ export async function owe(
   events = SETUP_EVENT,
 ) {
   // The built-in webhook integration handles no event: its subscriptions are fanned out at routing.
-  if (isWebhookInstallation(row.integration_name)) return;
+  if (await isBuiltinWebhookIntegration(trx, row.integration_name)) return;
+  const type = events[row.target_type];
+  // A version that answered 406 to its setup event (GitBook's runtime, without a handler) is not
+  // sent it again on each change: the README's promise for a 406'd type.
+  if (SETUP_EVENTS.has(type) && (await integrations.declinedEvents(trx, row.integration_name)).includes(type)) return;
   const event = {
-    type: events[row.target_type],
+    type,
     installationId: row.id,
     ...(row.target_type === 'space' ? { spaceId: row.target_id } : {}),
     ...(row.target_type === 'site' ? { siteId: row.target_id } : {}),

@@ -5,9 +5,11 @@
  */
 import { SELECTABLE } from '@portico/webhook-integration';
 import { type DeliveryPolicyName, isDeliveryPolicyName, parseHeaderLines } from '@portico/webhooks';
+import type { Kysely } from 'kysely';
 import { BUILTIN_ORGANIZATION } from '../builtins.js';
 import { destinationProblem } from '../delivery/post-webhook.js';
-import type { TargetType } from '../storage/schema.js';
+import { integrationByName } from '../storage/repositories/integrations.js';
+import type { Database, TargetType } from '../storage/schema.js';
 import type { Configuration, ConfigurationError } from './configuration.js';
 
 /** The built-in webhook integration (published by the operator under `portico`). */
@@ -19,11 +21,20 @@ export function isBuiltinWebhook(integration: { name: string; organization: stri
 export const WEBHOOK_INTEGRATION = 'webhook';
 
 /**
- * Whether an installation of this integration is the built-in webhook's (integration names are
- * unique across Portico, and the operator publishes `webhook` under `portico` at every start).
+ * Whether an installation of this integration may be the built-in webhook's, by its name alone
+ * (integration names are unique across Portico, and the operator publishes `webhook` under
+ * `portico` at every start; `portico dev` may leave the built-in out for a local integration of
+ * that name: `isBuiltinWebhookIntegration` tells them apart).
  */
 export function isWebhookInstallation(integrationName: string): boolean {
   return integrationName === WEBHOOK_INTEGRATION;
+}
+
+/** Whether this integration is the built-in webhook integration: its name, published by the operator. */
+export async function isBuiltinWebhookIntegration(db: Kysely<Database>, integrationName: string): Promise<boolean> {
+  if (!isWebhookInstallation(integrationName)) return false;
+  const row = await integrationByName.first(db, integrationName);
+  return row !== undefined && isBuiltinWebhook({ name: row.name, organization: row.organization_id });
 }
 
 /** A `url` the delivery engine would refuse: not absolute, not https (http only where private networks are allowed). */

@@ -268,8 +268,18 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
         apiTokens: { installation: expect.stringMatching(/^pti_/), integration: environment.apiTokens.installation },
         integration: {
           name: 'gb-app',
+          title: 'gb-app',
+          description: 'Records what it is sent',
+          summary: '',
+          organization: 'acme',
+          visibility: 'private',
           version: '1',
           target: 'all',
+          scopes: ['space:content:read'],
+          categories: [],
+          externalLinks: [],
+          previewImages: [],
+          blocks: [],
           urls: {
             publicEndpoint: `${url}/v1/integrations/gb-app/public`,
             publicContentEndpoint: `${url}/v1/integrations/gb-app/public-content`,
@@ -522,10 +532,30 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       const space = await compat(tokens.org, 'GET', '/v1/spaces/acme-space');
       expect(space).toEqual({
         status: 200,
-        body: { object: 'space', id: 'acme-space', title: 'Acme docs', organization: 'acme' },
+        body: {
+          object: 'space',
+          id: 'acme-space',
+          title: 'Acme docs',
+          organization: 'acme',
+          urls: {
+            location: `${world.platform.url}/compat/gitbook/v1/spaces/acme-space`,
+            app: `${world.platform.url}/spaces/acme-space`,
+            published: `${world.platform.url}/spaces/acme-space`,
+          },
+        },
       });
       const site = await compat(tokens.site, 'GET', '/v1/orgs/acme/sites/acme-site');
-      expect(site.body).toEqual({ object: 'site', id: 'acme-site', title: 'Acme site', organization: 'acme' });
+      expect(site.body).toEqual({
+        object: 'site',
+        id: 'acme-site',
+        title: 'Acme site',
+        organization: 'acme',
+        urls: {
+          location: `${world.platform.url}/compat/gitbook/v1/orgs/acme/sites/acme-site`,
+          app: `${world.platform.url}/sites/acme-site`,
+          published: `${world.platform.url}/sites/acme-site`,
+        },
+      });
       const elsewhere = await compat(tokens.org, 'GET', '/v1/spaces/globex-space');
       expect(elsewhere.status).toBe(403);
       expect(elsewhere.body.error.message).toMatch(/gb-writer is not installed in the space globex-space/);
@@ -650,6 +680,31 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
     expect(
       (dispatches as { type: string; status: number }[]).filter((d) => d.type === 'space_content_updated'),
     ).toMatchObject([{ status: 406 }]);
+
+    // Its 406 to its organization installation's setup event: a save does not owe it that event
+    // again, while the space installation, whose setup it handles, gets its own on each save.
+    const setups = async (id: string, type: string) =>
+      ((await ada('GET', `/v1/installations/${id}/dispatches`)).body as { type: string; status: number }[]).filter(
+        (d) => d.type === type,
+      );
+    expect(
+      await until('the organization setup dispatch', async () => {
+        const found = await setups(org.body.id, 'installation_setup');
+        return found.length > 0 ? found : undefined;
+      }),
+    ).toMatchObject([{ status: 406 }]);
+    for (const note of ['one', 'two']) {
+      const saved = await ada('PATCH', `/v1/installations/${org.body.id}/configuration`, { team: note });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    }
+    const spaceSetups = (await setups(space.body.id, 'space_installation_setup')).length;
+    expect((await ada('PATCH', `/v1/installations/${space.body.id}/configuration`, { seenBy: 'three' })).status).toBe(
+      200,
+    );
+    await until('the space setup dispatch of the save', async () =>
+      (await setups(space.body.id, 'space_installation_setup')).length > spaceSetups ? true : undefined,
+    );
+    expect(await setups(org.body.id, 'installation_setup')).toHaveLength(1);
   }, 60_000);
 
   it('installs an integration only where its target says', async () => {

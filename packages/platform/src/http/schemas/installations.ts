@@ -156,6 +156,10 @@ export const RenderInput = z
       .object({ action: z.string().min(1) })
       .catchall(z.unknown())
       .optional(),
+    editable: z.boolean().optional().openapi({
+      description:
+        "For a block: whether the person can edit the page it is in (the event's `context.editable`); false renders it as a reader sees it. Default true",
+    }),
   })
   .openapi('RenderInput');
 

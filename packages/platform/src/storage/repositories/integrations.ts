@@ -127,6 +127,21 @@ export function versionRow(db: Kysely<Database>, name: string, version: number) 
 }
 
 /** Stores what a version handles (its `GET /v1` answer), once learned. */
+/** The event types the latest version of `name` declined (answered 406 to; its descriptor's `declined`). */
+export async function declinedEvents(db: Kysely<Database>, name: string): Promise<string[]> {
+  const row = await db
+    .selectFrom('integration_versions as v')
+    .innerJoin('integrations as i', (join) =>
+      join.onRef('i.name', '=', 'v.integration_name').onRef('i.latest_version', '=', 'v.version'),
+    )
+    .select('v.descriptor')
+    .where('i.name', '=', name)
+    .executeTakeFirst();
+  if (row?.descriptor == null) return [];
+  const declined = (JSON.parse(row.descriptor) as { declined?: unknown }).declined;
+  return Array.isArray(declined) ? declined.filter((type): type is string => typeof type === 'string') : [];
+}
+
 export async function setDescriptor(db: Kysely<Database>, name: string, version: number, descriptor: string) {
   await db
     .updateTable('integration_versions')

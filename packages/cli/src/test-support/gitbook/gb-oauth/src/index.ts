@@ -11,13 +11,21 @@
  *   and stores the token in the installation's configuration (`oauth_credentials`), through
  *   `apiEndpoint` with `apiTokens.integration`, as that platform's integrations do.
  * - `/me`: asks the provider who the stored token belongs to.
+ *
+ * It routes as that platform's integrations do: paths are matched below a base taken from its
+ * environment (the installation's public endpoint, else the integration's), and anything else is
+ * "No route matching".
  */
 
 interface Environment {
   apiEndpoint: string;
   apiTokens: { integration: string };
   integration: { name: string; urls: { publicEndpoint: string } };
-  installation?: { id: string; configuration: { oauth_credentials?: { access_token?: string } } };
+  installation?: {
+    id: string;
+    configuration: { oauth_credentials?: { access_token?: string } };
+    urls: { publicEndpoint: string };
+  };
   signingSecrets: { installation?: string };
   secrets: { CLIENT_ID?: string; CLIENT_SECRET?: string; PROVIDER_URL?: string };
 }
@@ -116,8 +124,10 @@ export default {
       return Response.json({ error: `${event.type} is not handled` }, { status: 406 });
     }
     const url = new URL(event.request.url);
-    if (url.pathname.endsWith('/oauth')) return oauth(url, environment);
-    if (url.pathname.endsWith('/me')) return me(environment);
-    return page(404, 'Not found');
+    const base = new URL(environment.installation?.urls.publicEndpoint ?? environment.integration.urls.publicEndpoint)
+      .pathname;
+    if (url.pathname === `${base}/oauth`) return oauth(url, environment);
+    if (url.pathname === `${base}/me`) return me(environment);
+    return page(404, `No route matching ${event.request.url}`);
   },
 };
