@@ -71,8 +71,11 @@ export interface StartOptions {
   deliveryTimeoutMs?: number;
   /** The built dashboard to serve at `/` (default: `@portico/dashboard`'s dist). */
   dashboardDir?: string;
-  /** How long a workerd worker's output after its response still belongs to the dispatch (see WorkerdHostOptions). */
-  workerOutputGraceMs?: number;
+  /**
+   * Where a workerd worker's output outside any dispatch goes, line by line (default: the log, at
+   * info). Output during a dispatch is captured with it, in its dispatch log.
+   */
+  onWorkerOutput?(line: string, worker: { name: string; version: number }): void;
   /** OpenTelemetry traces: these settings instead of the config's (undefined there: off). */
   tracing?: TracingSettings;
 }
@@ -153,7 +156,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       maxWorkers: tuning.maxWorkers,
       idleMs: tuning.workerIdleMs,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
-      ...(options.workerOutputGraceMs ? { outputGraceMs: options.workerOutputGraceMs } : {}),
+      onOutput:
+        options.onWorkerOutput ??
+        ((line, worker) =>
+          logger.info({ integration: worker.name, version: worker.version }, `output outside a dispatch: ${line}`)),
       onStopped: (worker) => metrics.workerStopped(worker.reason),
     }),
     inProcess: new InProcessHost(

@@ -1,6 +1,8 @@
 /** The dispatch log of an installation: each envelope sent to its integration and how it went. */
 import type { Selectable } from 'kysely';
 import { invalid } from '../errors/domain-error.js';
+import type { LogLine } from '../hosts/host.js';
+import { levelOf } from '../hosts/output.js';
 import { authorizedInstallation } from '../installations/load.js';
 import { dispatchPage } from '../storage/repositories/dispatches.js';
 import type { Database } from '../storage/schema.js';
@@ -15,13 +17,17 @@ export interface DispatchView {
   status: number;
   durationMs: number;
   error: string | null;
+  /** What the integration wrote to `console` during the dispatch, as text (`logLines` has their levels). */
   logs: string[];
+  /** The same lines with the `console` method each was written with. */
+  logLines: LogLine[];
   at: string;
   /** Why the event was not sent to the integration (`paused`); null when it was. */
   skipped: string | null;
 }
 
 export function dispatchView(row: Selectable<Database['dispatches']>): DispatchView {
+  const logLines = storedLogLines(row.logs);
   return {
     id: row.id,
     eventId: row.event_id,
@@ -30,10 +36,22 @@ export function dispatchView(row: Selectable<Database['dispatches']>): DispatchV
     status: row.status,
     durationMs: row.duration_ms,
     error: row.error,
-    logs: JSON.parse(row.logs) as string[],
+    logs: logLines.map((line) => line.message),
+    logLines,
     at: new Date(row.at).toISOString(),
     skipped: row.skipped ?? null,
   };
+}
+
+/**
+ * The lines of a dispatch as stored: `{ level, message }` objects, or plain strings in rows
+ * written before levels were kept (those read as `log`).
+ */
+function storedLogLines(stored: string): LogLine[] {
+  const lines = JSON.parse(stored) as (string | LogLine)[];
+  return lines.map((line) =>
+    typeof line === 'string' ? { level: 'log', message: line } : { level: levelOf(line.level), message: line.message },
+  );
 }
 
 /** What the platform sends on its own account: the dashboard's renders and the setup events. */
