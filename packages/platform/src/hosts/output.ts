@@ -43,6 +43,7 @@ export function createCollector(limits: { lines: number; chars: number; lineChar
       return open;
     },
     push(level, message) {
+      if (!open) return;
       let text = String(message);
       if (text.length > limits.lineChars)
         text = `${text.slice(0, limits.lineChars)}… (${text.length - limits.lineChars} more characters)`;
@@ -123,11 +124,6 @@ export async function captureOutput<T>(
   } catch (error) {
     return { error, logs: collector.finish() as LogLine[] };
   }
-}
-
-/** Runs `work` outside any dispatch's capture (the platform's own code called by an integration). */
-export function outsideCapture<T>(work: () => T): T {
-  return current.exit(work);
 }
 
 function patchConsole(): void {
