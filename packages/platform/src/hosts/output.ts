@@ -11,62 +11,18 @@
  * What is written outside any dispatch (at import, or by work left running after the answer) goes
  * where it went before: the server's log, and `portico dev`'s terminal.
  *
- * The same collector runs in this process (built-in integrations, `captureOutput`) and inside
- * every workerd worker (`worker-entry.ts` embeds `createCollector`'s source), so the bound is one.
+ * The same collector (`@portico/runtime`'s output.ts) runs in this process (built-in integrations,
+ * `captureOutput`), inside every workerd worker (`worker-entry.ts` embeds its source) and in a
+ * remote integration built with the SDK, so the bound is one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { format } from 'node:util';
-import type { LogLevel, LogLine } from './host.js';
+import { CAPTURED_METHODS, type Collector, createCollector, LOG_LIMITS, OUTPUT_FRAMED_HEADER } from '@portico/runtime';
+import { HostError, type LogLevel, type LogLine, MAX_RESPONSE_BYTES, readResponse, tooLarge } from './host.js';
 
-export const LOG_LIMITS = { lines: 200, chars: 64 * 1024, lineChars: 8 * 1024 } as const;
+export { LOG_LIMITS };
+
 export const LOG_LEVELS: readonly LogLevel[] = ['log', 'info', 'warn', 'error'];
-
-export interface Collector {
-  /** False once the dispatch has answered: later lines are outside it. */
-  readonly open: boolean;
-  push(level: string, message: string): void;
-  /** Closes the collector; its lines, with the "dropped" line last when some were. */
-  finish(): { level: string; message: string }[];
-}
-
-/**
- * A bounded collector of one dispatch's lines. Self-contained (no imports, no outer names): its
- * source is also what runs inside workerd.
- */
-export function createCollector(limits: { lines: number; chars: number; lineChars: number }): Collector {
-  const lines: { level: string; message: string }[] = [];
-  let chars = 0;
-  let dropped = 0;
-  let open = true;
-  return {
-    get open() {
-      return open;
-    },
-    push(level, message) {
-      if (!open) return;
-      let text = String(message);
-      if (text.length > limits.lineChars)
-        text = `${text.slice(0, limits.lineChars)}… (${text.length - limits.lineChars} more characters)`;
-      if (dropped > 0 || lines.length >= limits.lines || chars + text.length > limits.chars) {
-        dropped++;
-        return;
-      }
-      chars += text.length;
-      lines.push({ level, message: text });
-    },
-    finish() {
-      open = false;
-      if (dropped === 0) return lines;
-      return [
-        ...lines,
-        {
-          level: 'warn',
-          message: `… ${dropped} more line${dropped === 1 ? '' : 's'} dropped (a dispatch keeps its first ${limits.lines} lines and ${Math.round(limits.chars / 1024)} KiB of output)`,
-        },
-      ];
-    },
-  };
-}
 
 /**
  * Lines a worker or a remote integration sent back, checked and bounded again here: anything
@@ -102,8 +58,6 @@ export function levelOf(level: unknown): LogLevel {
 }
 
 const current = new AsyncLocalStorage<Collector>();
-/** The console methods captured, and the level each line gets. */
-const METHODS = { log: 'log', debug: 'log', info: 'info', warn: 'warn', error: 'error' } as const;
 let patched = false;
 
 /**
@@ -129,7 +83,7 @@ export async function captureOutput<T>(
 function patchConsole(): void {
   if (patched) return;
   patched = true;
-  for (const [method, level] of Object.entries(METHODS)) {
+  for (const [method, level] of CAPTURED_METHODS) {
     const original = (console as unknown as Record<string, (...args: unknown[]) => void>)[method];
     if (typeof original !== 'function') continue;
     const bound = original.bind(console);
@@ -139,4 +93,43 @@ function patchConsole(): void {
       else bound(...args);
     };
   }
+}
+
+/** Room for the frame's meta beyond the body's limit (the lines are bounded to 64 Ki characters). */
+const FRAME_ALLOWANCE = 1024 * 1024;
+/**
+ * The integration's answer out of its frame (a workerd worker's entry, or a remote integration
+ * built with the SDK): its status, headers, body and lines. An answer that is not framed is taken as
+ * it is, with no lines. A frame that does not parse is the integration misbehaving: a crash.
+ */
+export async function unframe(
+  response: Response,
+): Promise<{ status: number; headers: [string, string][]; body: Uint8Array; logs: LogLine[] }> {
+  if (response.headers.get(OUTPUT_FRAMED_HEADER) !== '1')
+    return { status: response.status, headers: [...response.headers], body: await readResponse(response), logs: [] };
+  // The frame adds the lines and a few bytes: the limit is on the integration's body.
+  const raw = await readResponse(response, MAX_RESPONSE_BYTES + FRAME_ALLOWANCE).catch((error: unknown) => {
+    throw error instanceof HostError && error.failure === 'too_large' ? tooLarge() : error;
+  });
+  const malformed = () =>
+    new HostError('crashed', 'the integration answered a frame that does not parse (its output and answer were lost)');
+  if (raw.length < 4) throw malformed();
+  const metaLength = new DataView(raw.buffer, raw.byteOffset + raw.length - 4, 4).getUint32(0);
+  const metaStart = raw.length - 4 - metaLength;
+  if (metaStart < 0) throw malformed();
+  let meta: { status?: unknown; headers?: unknown; logs?: unknown };
+  try {
+    meta = JSON.parse(new TextDecoder().decode(raw.subarray(metaStart, raw.length - 4)));
+  } catch {
+    throw malformed();
+  }
+  const logs = parseLogLines(meta.logs);
+  if (typeof meta.status !== 'number' || !Array.isArray(meta.headers) || logs === undefined) throw malformed();
+  if (metaStart > MAX_RESPONSE_BYTES) throw tooLarge();
+  return {
+    status: meta.status,
+    headers: meta.headers as [string, string][],
+    body: raw.subarray(0, metaStart),
+    logs,
+  };
 }

@@ -32,8 +32,9 @@ import {
   wireRequest,
   withTimeout,
 } from './host.js';
+import { unframe } from './output.js';
 import { processes } from './proc.js';
-import { ENTRY_COMPATIBILITY_FLAGS, ENTRY_MODULE, entrySource, INTEGRATION_MODULE, unframe } from './worker-entry.js';
+import { ENTRY_COMPATIBILITY_FLAGS, ENTRY_MODULE, entrySource, INTEGRATION_MODULE } from './worker-entry.js';
 
 export interface WorkerdHostOptions {
   /** Handles every outbound request of integration code. */
