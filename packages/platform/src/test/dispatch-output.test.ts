@@ -141,7 +141,7 @@ describe.each(backends)('console output in the dispatch log on $name', (backend)
           printer: PRINTER,
           // Event r25 (each time it is sent again too): grows past the memory ceiling (256 MiB) and is stopped.
           bomb: worker(
-            "console.log(`bomb ${event.revisionId}`); if (event.revisionId === 'r25') { const keep = []; for (;;) keep.push(new Array(1_000_000).fill(Math.random())); }",
+            "console.log(`bomb ${event.revisionId}`); if (event.revisionId === 'r25') { const keep = []; for (;;) keep.push(new Float64Array(4_000_000).fill(Math.random())); }",
           ),
           // Event r10 (each time it is sent again too): never answers, and is stopped at the wall-clock limit.
           sleeper: worker(
@@ -149,7 +149,7 @@ describe.each(backends)('console output in the dispatch log on $name', (backend)
           ),
         },
         // Long enough for the bomb to reach the ceiling first on a busy machine.
-        { dispatchTimeoutMs: 4000 },
+        { dispatchTimeoutMs: 6000 },
       );
     }, 60_000);
     afterAll(() => space?.close());
@@ -174,7 +174,7 @@ describe.each(backends)('console output in the dispatch log on $name', (backend)
           const bomb = await space.dispatches('bomb');
           const sleeper = await space.dispatches('sleeper');
           const memory = bomb.filter((d) => d.error?.includes('MiB and was stopped'));
-          const timedOut = sleeper.filter((d) => d.error?.includes('did not answer within 4 s'));
+          const timedOut = sleeper.filter((d) => d.error?.includes('did not answer within 6 s'));
           seen = JSON.stringify({
             bomb: [bomb.length, ...new Set(bomb.map((d) => d.error ?? d.status))],
             sleeper: [sleeper.length, ...new Set(sleeper.map((d) => d.error ?? d.status))],
