@@ -124,11 +124,25 @@ export async function unframe(
     throw malformed();
   }
   const logs = parseLogLines(meta.logs);
-  if (typeof meta.status !== 'number' || !Array.isArray(meta.headers) || logs === undefined) throw malformed();
+  // What a Response could have carried: a status of 200 to 599, and headers as pairs of strings.
+  const status = meta.status;
+  const headers = meta.headers;
+  if (
+    typeof status !== 'number' ||
+    !Number.isInteger(status) ||
+    status < 200 ||
+    status > 599 ||
+    !Array.isArray(headers) ||
+    !headers.every(
+      (pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'),
+    ) ||
+    logs === undefined
+  )
+    throw malformed();
   if (metaStart > MAX_RESPONSE_BYTES) throw tooLarge();
   return {
-    status: meta.status,
-    headers: meta.headers as [string, string][],
+    status,
+    headers: headers as [string, string][],
     body: raw.subarray(0, metaStart),
     logs,
   };
