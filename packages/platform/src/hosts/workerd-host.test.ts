@@ -210,13 +210,21 @@ describe("the workerd host's capture of console output", () => {
            if (request.method === 'POST') { console.log('before'); throw new TypeError('no such thing'); }
            console.log('own runtime', request.method);
            ctx.waitUntil(new Promise((resolve) => setTimeout(() => resolve(console.log('after the answer')), 20)));
-           return new Response('fine');
+           const headers = new Headers();
+           headers.append('set-cookie', 'a=1; Path=/');
+           headers.append('set-cookie', 'b=2; Path=/');
+           return new Response('fine', { headers });
          },
        };`,
     );
     const answer = await host.dispatch(own, { method: 'GET' });
     expect(text(answer.body)).toBe('fine');
     expect(answer.logs).toEqual([{ level: 'log', message: 'own runtime GET' }]);
+    // Its headers come through the frame as they were, each cookie apart.
+    expect(answer.headers.filter(([name]) => name === 'set-cookie')).toEqual([
+      ['set-cookie', 'a=1; Path=/'],
+      ['set-cookie', 'b=2; Path=/'],
+    ]);
     const thrown = await host.dispatch(own, fetchRequest('/throw'));
     expect(thrown.status).toBe(500);
     expect(JSON.parse(text(thrown.body)).error.code).toBe('integration_error');
