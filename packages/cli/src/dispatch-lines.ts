@@ -15,8 +15,24 @@ export function formatDispatch(view: DispatchView, label: string, maps: SourceMa
       ? `failed after ${view.durationMs} ms: ${view.error ?? 'no answer'}`
       : `${view.status} in ${view.durationMs} ms${view.error ? ` (${view.error})` : ''}`;
   const lines = [`${clock(new Date(view.at))} ${view.type} → ${label}: ${outcome}`];
-  for (const log of view.logs) lines.push(`  │ ${maps.map(log)}`);
+  for (const line of levelled(view)) lines.push(...formatLogLine(line, maps));
   return `${lines.join('\n')}\n`;
+}
+
+type Level = 'log' | 'info' | 'warn' | 'error';
+
+/** The dispatch's lines with their levels (a server from before levels were kept sends `logs` alone). */
+function levelled(view: DispatchView): { level: Level; message: string }[] {
+  return view.logLines ?? view.logs.map((message) => ({ level: 'log' as const, message }));
+}
+
+/**
+ * One line of the integration's output, indented under its dispatch with its level
+ * (`log`, `info`, `warn`, `error`); a message of several lines (a stack) keeps them aligned.
+ */
+export function formatLogLine(line: { level: Level; message: string }, maps: SourceMaps): string[] {
+  const [first = '', ...rest] = maps.map(line.message).split('\n');
+  return [`  │ ${line.level.padEnd(5)} ${first}`, ...rest.map((more) => `  │       ${more}`)];
 }
 
 /** HH:MM:SS in local time. */

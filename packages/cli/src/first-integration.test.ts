@@ -88,7 +88,7 @@ describe('Write your first integration', () => {
       const shown = result.stdout + result.stderr;
       expect(shown, type).toMatch(
         new RegExp(
-          `${type} → my-integration in (organization|space|site) \\S+ \\(inst_\\w+\\): 20\\d in \\d+ ms\\n  │ handled ${type}`,
+          `${type} → my-integration in (organization|space|site) \\S+ \\(inst_\\w+\\): 20\\d in \\d+ ms\\n  │ log   handled ${type}`,
         ),
       );
       if (type === 'ui_render') expect(JSON.parse(result.stdout)).toMatchObject({ element: { type: 'block' } });
@@ -107,7 +107,7 @@ describe('Write your first integration', () => {
       ).stdout.trim();
       expect(eventId).toMatch(/^evt_/);
       await tail.waitFor(
-        /space_content_updated → my-integration in space dev-space \(inst_\w+\): 204 in \d+ ms\n {2}│ handled space_content_updated/,
+        /space_content_updated → my-integration in space dev-space \(inst_\w+\): 204 in \d+ ms\n {2}│ log {3}handled space_content_updated/,
       );
       tail.child.kill('SIGINT');
       expect(await tail.exited).toBe(0);

@@ -107,6 +107,19 @@ describe.each([1280, 390])('the Events log at %i px', { timeout: 120_000 }, (wid
     expect(await axeViolations(page)).toEqual([]);
   });
 
+  it("shows an event's console lines with their levels", async () => {
+    await page.goto(`${world.url}/installations/${installation}`);
+    const events = page.getByRole('region', { name: 'Events' });
+    const row = events.locator('tbody tr', { hasText: 'evt_content_55' });
+    await row.getByText('2 log line(s)').click();
+    const lines = row.locator('.log-line');
+    await expect
+      .poll(() => lines.allTextContents())
+      .toEqual(['log content updated: revision rev-55\n', 'warn the last revision\n']);
+    expect(await row.locator('.log-warn .log-level').textContent()).toBe('warn');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
   it('shows 50 events, then the next page on "Older events", with no system event among them', async () => {
     const total = await logLines();
     expect(total).toBeGreaterThan(50);

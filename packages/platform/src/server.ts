@@ -94,8 +94,11 @@ export interface StartOptions {
   deliveryTimeoutMs?: number;
   /** The built dashboard to serve at `/` (default: `@portico/dashboard`'s dist). */
   dashboardDir?: string;
-  /** How long a workerd worker's output after its response still belongs to the dispatch (see WorkerdHostOptions). */
-  workerOutputGraceMs?: number;
+  /**
+   * Where a workerd worker's output outside any dispatch goes, line by line (default: the log, at
+   * info). Output during a dispatch is captured with it, in its dispatch log.
+   */
+  onWorkerOutput?(line: string, worker: { name: string; version: number }): void;
   /**
    * Built-in integrations this platform does not run or publish, by name: `portico dev` leaves out
    * the one named like the integration under development (an integration written for GitBook
@@ -192,7 +195,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       maxWorkers: tuning.maxWorkers,
       idleMs: tuning.workerIdleMs,
       ...(options.dispatchTimeoutMs ? { timeoutMs: options.dispatchTimeoutMs } : {}),
-      ...(options.workerOutputGraceMs ? { outputGraceMs: options.workerOutputGraceMs } : {}),
+      onOutput:
+        options.onWorkerOutput ??
+        ((line, worker) =>
+          logger.info({ integration: worker.name, version: worker.version }, `output outside a dispatch: ${line}`)),
       onStopped: (worker) => metrics.workerStopped(worker.reason),
     }),
     inProcess: new InProcessHost(

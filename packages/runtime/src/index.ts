@@ -32,4 +32,15 @@ export {
   OAuthError,
   type OAuthTokenResponse,
 } from './oauth.js';
+export {
+  answerWithOutput,
+  CAPTURED_METHODS,
+  type Collector,
+  createCollector,
+  formatArgs,
+  LOG_LIMITS,
+  OUTPUT_FRAMED_HEADER,
+  OUTPUT_REQUEST_HEADER,
+  type OutputLine,
+} from './output.js';
 export type * from './types.js';

@@ -15,6 +15,7 @@ import {
   SUPPORTED_VERSIONS,
 } from './envelope.js';
 import { EnvelopeError, ExposableError, errorResponse } from './errors.js';
+import { answerWithOutput } from './output.js';
 import type {
   ContentKitContext,
   Context,
@@ -91,39 +92,46 @@ export function createIntegration(definition: IntegrationDefinition = {}): Integ
 
   return {
     descriptor,
-    async fetch(request, env, executionContext) {
-      const path = new URL(request.url).pathname;
-      const version = /^\/(v\d+)\/?$/.exec(path)?.[1];
-      if (version === undefined) {
-        return errorResponse(
-          404,
-          'not_found',
-          `the integration answers the platform at POST /${ENVELOPE_VERSION}, not at ${path}`,
-        );
-      }
-      if (!SUPPORTED_VERSIONS.includes(version)) {
-        return errorResponse(
-          404,
-          'unsupported_version',
-          `envelope version ${version} is not supported; this integration speaks ${SUPPORTED_VERSIONS.join(', ')}`,
-        );
-      }
-      if (request.method === 'GET') return Response.json(descriptor);
-      if (request.method !== 'POST') {
-        return errorResponse(405, 'method_not_allowed', `send envelopes with POST /${version}, not ${request.method}`);
-      }
-
-      let envelope: Envelope;
-      try {
-        envelope = await decodeEnvelope(request, definition.limits);
-      } catch (error) {
-        if (error instanceof ExposableError) return errorResponse(error.status, error.code, error.message);
-        throw error;
-      }
-      return handle(envelope, env, executionContext);
-    },
+    // A remote integration's console output goes back with its answer when the platform asks (output.ts).
+    fetch: (request, env, executionContext) => answerWithOutput(request, () => serve(request, env, executionContext)),
     dispatch: (envelope, env, executionContext) => handle(envelope, env, executionContext),
   };
+
+  async function serve(
+    request: Request,
+    env: unknown,
+    executionContext: ExecutionContextLike | undefined,
+  ): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    const version = /^\/(v\d+)\/?$/.exec(path)?.[1];
+    if (version === undefined) {
+      return errorResponse(
+        404,
+        'not_found',
+        `the integration answers the platform at POST /${ENVELOPE_VERSION}, not at ${path}`,
+      );
+    }
+    if (!SUPPORTED_VERSIONS.includes(version)) {
+      return errorResponse(
+        404,
+        'unsupported_version',
+        `envelope version ${version} is not supported; this integration speaks ${SUPPORTED_VERSIONS.join(', ')}`,
+      );
+    }
+    if (request.method === 'GET') return Response.json(descriptor);
+    if (request.method !== 'POST') {
+      return errorResponse(405, 'method_not_allowed', `send envelopes with POST /${version}, not ${request.method}`);
+    }
+
+    let envelope: Envelope;
+    try {
+      envelope = await decodeEnvelope(request, definition.limits);
+    } catch (error) {
+      if (error instanceof ExposableError) return errorResponse(error.status, error.code, error.message);
+      throw error;
+    }
+    return handle(envelope, env, executionContext);
+  }
 
   async function handle(
     envelope: Envelope,

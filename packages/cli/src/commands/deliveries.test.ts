@@ -124,7 +124,9 @@ describe('portico deliveries, redeliver and recover', () => {
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split('\n');
     expect(lines[0]).toMatch(
-      new RegExp(`^ep_\\S+  ${receiver.url}  configured: site_view \\(policy standard\\)  (healthy|failing \\(\\d+ in a row\\))$`),
+      new RegExp(
+        `^ep_\\S+  ${receiver.url}  configured: site_view \\(policy standard\\)  (healthy|failing \\(\\d+ in a row\\))$`,
+      ),
     );
     expect(lines[1]).toBe(`${added.id}  ${receiver.url}/second  subscribed: page_feedback (policy extended)  healthy`);
     const json = JSON.parse((await portico(['endpoints', site, '--json', ...as()])).stdout);

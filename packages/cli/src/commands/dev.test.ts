@@ -25,6 +25,8 @@ const banner = createComponent({
   },
 });
 
+console.info('module loaded: ${text}');
+
 function refuse(revision: string): never {
   throw new Error(\`cannot handle revision \${revision}\`);
 }
@@ -39,7 +41,7 @@ export default createIntegration({
       console.log(\`set up: \${context.environment.status}\`);
     },
     async space_content_updated(event) {
-      console.log(\`content updated in \${event.spaceId}: \${event.revisionId}\`);
+      console.warn(\`content updated in \${event.spaceId}: \${event.revisionId}\`);
       if (event.revisionId === 'refused') refuse(event.revisionId);
     },
   },
@@ -126,7 +128,7 @@ describe('portico dev', () => {
     }
     // The setup events of the three installations went out and were printed.
     await dev.waitFor(
-      /installation_setup → organization acme \(inst_\w+\): 204 in \d+ ms\n {2}│ set up: active\n/,
+      /installation_setup → organization acme \(inst_\w+\): 204 in \d+ ms\n {2}│ log {3}set up: active\n/,
       10_000,
     );
   });
@@ -210,13 +212,15 @@ describe('portico dev', () => {
     const sent = await admin('/v1/events', { type: 'space_content_updated', spaceId: 'dev-space', revisionId: 'r1' });
     expect(sent.status).toBe(202);
     await dev.waitFor(
-      /space_content_updated → space dev-space \(inst_\w+\): 204 in \d+ ms\n {2}│ content updated in dev-space: r1\n/,
+      /space_content_updated → space dev-space \(inst_\w+\): 204 in \d+ ms\n {2}│ warn {2}content updated in dev-space: r1\n/,
       10_000,
       from,
     );
     await admin('/v1/events', { type: 'space_content_updated', spaceId: 'dev-space', revisionId: 'refused' });
     await dev.waitFor(/space_content_updated → space dev-space \(inst_\w+\): 500 in \d+ ms/, 10_000, from);
     await dev.waitFor(new RegExp(`│ +at refuse \\(src/index\\.ts:${THROW_LINE}:\\d+\\)`), 5000, from);
+    // What the worker printed outside any dispatch (at import) is shown too, as it came.
+    await dev.waitFor(/dev-demo \(outside a dispatch\)\n {2}│ module loaded: /, 5000, 0);
   });
 
   it('publishes nothing for a save that changes nothing published, and refuses a second portico dev there', async () => {

@@ -27,9 +27,6 @@ import { devSecrets } from './secrets.js';
 import { SourceWatcher } from './source-watcher.js';
 import { SourceMaps } from './stack-traces.js';
 
-/** How long after a response the worker's output still belongs to that dispatch (late lines were lost 1 in 30). */
-const OUTPUT_GRACE_MS = 20;
-
 export interface DevSessionOptions {
   /** The integration's directory (absolute). */
   dir: string;
@@ -111,12 +108,14 @@ export class DevSession {
           // One integration in development: a few versions' workers at most.
           tuning: { maxWorkers: 4 },
         },
-        // workerd may print a moment after its response: keep those lines with their dispatch.
         {
           logger: terminalLogger(this.io),
-          workerOutputGraceMs: OUTPUT_GRACE_MS,
+          // Output during a dispatch comes with it (in its dispatch's lines); what the worker prints
+          // outside any (at import, or after its answer) is shown as it comes.
           // A built-in named like this integration (`webhook`) is left out: here the name is this one's.
           withoutBuiltins: [manifest.name],
+          onWorkerOutput: (line, worker) =>
+            this.io.out(`${clock()} ${worker.name} (outside a dispatch)\n  │ ${this.maps.map(line)}\n`),
         },
       );
     } catch (error) {

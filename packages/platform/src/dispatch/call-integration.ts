@@ -6,7 +6,7 @@
 import type { PlatformEvent } from '@portico/runtime';
 import type { Insertable } from 'kysely';
 import { seenThroughIntegrationEndpoint } from '../gitbook/environment.js';
-import { HostError, type HostKind, type HostResponse } from '../hosts/host.js';
+import { HostError, type HostKind, type HostResponse, type LogLine } from '../hosts/host.js';
 import type { Database } from '../storage/schema.js';
 import type { DeliveryTargets, DispatchGrant, ServiceContext } from '../types.js';
 import { buildEnvironment, type KnownForEnvironment } from './environment.js';
@@ -43,7 +43,7 @@ export async function callIntegration(
   const { ctx, registry } = settings;
   const bundle = await registry.bundle(installation.integration_name, known?.latestVersion);
   const host = registry.hostFor(bundle);
-  const record = (status: number, durationMs: number, error: string | null, logs: string[]): DispatchRecord => ({
+  const record = (status: number, durationMs: number, error: string | null, logs: LogLine[]): DispatchRecord => ({
     installation_id: installation.id,
     // Synchronous calls are no stored event's.
     event_id:
@@ -55,7 +55,8 @@ export async function callIntegration(
     status,
     duration_ms: Math.round(durationMs),
     error,
-    logs: JSON.stringify(logs.slice(0, 200)),
+    // Hosts bound the lines (output.ts): the first 200, then one saying how many were dropped.
+    logs: JSON.stringify(logs),
     at: ctx.now(),
   });
   const started = performance.now();

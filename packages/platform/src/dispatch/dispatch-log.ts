@@ -4,6 +4,8 @@
  */
 import type { Selectable } from 'kysely';
 import { invalid } from '../errors/domain-error.js';
+import type { LogLine } from '../hosts/host.js';
+import { levelOf } from '../hosts/output.js';
 import { authorizedInstallation } from '../installations/load.js';
 import { isWebhookInstallation } from '../installations/webhook-configuration.js';
 import { attemptsOf, eventDeliveriesPage } from '../storage/repositories/deliveries.js';
@@ -20,7 +22,10 @@ export interface DispatchView {
   status: number;
   durationMs: number;
   error: string | null;
+  /** What the integration wrote to `console` during the dispatch, as text (`logLines` has their levels). */
   logs: string[];
+  /** The same lines with the `console` method each was written with. */
+  logLines: LogLine[];
   at: string;
   /** Why the event was not sent to the integration (`paused`); null when it was. */
   skipped: string | null;
@@ -32,6 +37,7 @@ export interface DispatchView {
 }
 
 export function dispatchView(row: Selectable<Database['dispatches']>): DispatchView {
+  const logLines = storedLogLines(row.logs);
   return {
     id: row.id,
     eventId: row.event_id,
@@ -40,7 +46,8 @@ export function dispatchView(row: Selectable<Database['dispatches']>): DispatchV
     status: row.status,
     durationMs: row.duration_ms,
     error: row.error,
-    logs: JSON.parse(row.logs) as string[],
+    logs: logLines.map((line) => line.message),
+    logLines,
     at: new Date(row.at).toISOString(),
     skipped: row.skipped ?? null,
     delivery: null,
@@ -61,10 +68,22 @@ export function deliveryLine(
     durationMs: lastAttempt?.duration_ms ?? 0,
     error: row.last_error,
     logs: [],
+    logLines: [],
     at: new Date(row.created_at).toISOString(),
     skipped: null,
     delivery: { id: row.id, url: row.url, status: row.status, attempts: row.attempts },
   };
+}
+
+/**
+ * The lines of a dispatch as stored: `{ level, message }` objects, or plain strings in rows
+ * written before levels were kept (those read as `log`).
+ */
+function storedLogLines(stored: string): LogLine[] {
+  const lines = JSON.parse(stored) as (string | LogLine)[];
+  return lines.map((line) =>
+    typeof line === 'string' ? { level: 'log', message: line } : { level: levelOf(line.level), message: line.message },
+  );
 }
 
 /** What the platform sends on its own account: the dashboard's renders and the setup events. */

@@ -46,9 +46,21 @@ export interface HostResponse {
   status: number;
   headers: [string, string][];
   body: Uint8Array;
-  /** What the integration printed while handling this dispatch. */
-  logs: string[];
+  /**
+   * What the integration wrote to `console` while handling this dispatch, captured in-band (see
+   * `output.ts`): bounded, in order, with their levels.
+   */
+  logs: LogLine[];
   durationMs: number;
+}
+
+/** The `console` method a line was written with (`debug` counts as `log`). */
+export type LogLevel = 'log' | 'info' | 'warn' | 'error';
+
+/** One line an integration wrote to `console`. */
+export interface LogLine {
+  level: LogLevel;
+  message: string;
 }
 
 export type HostKind = 'workerd' | 'in-process' | 'remote';
@@ -79,9 +91,12 @@ export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 /** The body of a response, or a HostError once it grows past `limit`. */
 export async function readResponse(response: Response, limit = MAX_RESPONSE_BYTES): Promise<Uint8Array> {
   const body = await readAtMost(response, limit);
-  if (body === undefined)
-    throw new HostError('too_large', `the integration answered more than ${limit} bytes; the limit is ${limit}`);
+  if (body === undefined) throw tooLarge(limit);
   return body;
+}
+
+export function tooLarge(limit = MAX_RESPONSE_BYTES): HostError {
+  return new HostError('too_large', `the integration answered more than ${limit} bytes; the limit is ${limit}`);
 }
 
 /** Races `work` against a wall-clock limit; `onTimeout` runs (e.g. restarts the worker) when the limit wins. */

@@ -8,6 +8,7 @@ import {
   type IntegrationBundle,
   readResponse,
 } from './host.js';
+import { captureOutput } from './output.js';
 
 export class InProcessHost implements Host {
   readonly kind = 'in-process' as const;
@@ -42,17 +43,22 @@ export class InProcessHost implements Host {
         this.pending.add(tracked);
       },
     };
-    // The envelope is handed over as objects: nothing to encode here or decode there.
-    const response =
-      request.method === 'GET'
-        ? Response.json(integration.descriptor)
-        : await integration.dispatch(request.envelope, request.bindings ?? this.bindings(), executionContext);
-    const body = await readResponse(response);
+    // The envelope is handed over as objects: nothing to encode here or decode there. What the
+    // integration writes to `console` meanwhile is this dispatch's (AsyncLocalStorage, output.ts).
+    const captured = await captureOutput(async () => {
+      const response =
+        request.method === 'GET'
+          ? Response.json(integration.descriptor)
+          : await integration.dispatch(request.envelope, request.bindings ?? this.bindings(), executionContext);
+      return { response, body: await readResponse(response) };
+    });
+    if ('error' in captured) throw captured.error;
+    const { response, body } = captured.result;
     return {
       status: response.status,
       headers: [...response.headers],
       body,
-      logs: [],
+      logs: captured.logs,
       durationMs: performance.now() - started,
     };
   }

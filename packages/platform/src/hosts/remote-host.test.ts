@@ -7,7 +7,13 @@ import { InProcessHost } from './in-process-host.js';
 import { RemoteHost } from './remote-host.js';
 
 const integration = createIntegration({
-  fetch: async (request) => new Response(`echo ${request.method} ${await request.text()}`),
+  fetch: async (request) => {
+    const text = await request.text();
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+    console.log('echoing %s', text);
+    console.warn('careful');
+    return new Response(`echo ${request.method} ${text}`);
+  },
 });
 
 let server: Server;
@@ -58,6 +64,30 @@ describe('the remote host', () => {
     const answer = await host.dispatch({ name: 'r', version: 1, script: '', endpoint: base }, await envelope());
     expect(answer.status).toBe(200);
     expect(new TextDecoder().decode(answer.body)).toBe('echo POST hi');
+    // Built with the SDK, it sent its console output back with its answer.
+    expect(answer.logs).toEqual([
+      { level: 'log', message: 'echoing hi' },
+      { level: 'warn', message: 'careful' },
+    ]);
+    expect(answer.headers.some(([name]) => name === 'x-portico-framed')).toBe(false);
+  });
+
+  it('gives 200 concurrent dispatches exactly their own lines', async () => {
+    const patient = new RemoteHost(30_000);
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const request = await envelope();
+        request.envelope.body = new TextEncoder().encode(`n${i}`);
+        return patient.dispatch({ name: 'r', version: 1, script: '', endpoint: base }, request);
+      }),
+    );
+    answers.forEach((answer, i) => {
+      expect(new TextDecoder().decode(answer.body)).toBe(`echo POST n${i}`);
+      expect(answer.logs).toEqual([
+        { level: 'log', message: `echoing n${i}` },
+        { level: 'warn', message: 'careful' },
+      ]);
+    });
   });
 
   it('times out, refuses a response over the limit, and reports an unreachable endpoint', async () => {
@@ -118,6 +148,8 @@ describe('the wire envelope', () => {
       );
       expect(new TextDecoder().decode(answer.body)).toBe('{"type":"fetch","installation":"inst_1","body":"hi"}');
       expect(answer.status).toBe(200);
+      // Not built with the SDK: its answer is not framed, and has no lines.
+      expect(answer.logs).toEqual([]);
     } finally {
       await new Promise<void>((r) => local.close(() => r()));
     }

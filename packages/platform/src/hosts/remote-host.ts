@@ -1,4 +1,9 @@
-/** An integration served elsewhere: the platform POSTs the envelope to `<endpoint>/v1` (spec 4.1). */
+/**
+ * An integration served elsewhere: the platform POSTs the envelope to `<endpoint>/v1` (spec 4.1).
+ * Its console output comes back with its answer when it was built with `@portico/runtime` and runs
+ * where AsyncLocalStorage is (Node, Deno, Bun); others answer as they are, with no lines.
+ */
+import { OUTPUT_REQUEST_HEADER } from '@portico/runtime';
 import {
   DEFAULT_DISPATCH_TIMEOUT_MS,
   type Host,
@@ -6,9 +11,9 @@ import {
   type HostRequest,
   type HostResponse,
   type IntegrationBundle,
-  readResponse,
   wireRequest,
 } from './host.js';
+import { unframe } from './output.js';
 
 export class RemoteHost implements Host {
   readonly kind = 'remote' as const;
@@ -24,7 +29,8 @@ export class RemoteHost implements Host {
     try {
       response = await fetch(url, {
         method: wire.method,
-        headers: wire.headers,
+        // An integration built with the SDK sends its console output back with its answer (framed).
+        headers: { ...wire.headers, [OUTPUT_REQUEST_HEADER]: 'framed' },
         ...(wire.body ? { body: wire.body as Uint8Array<ArrayBuffer> } : {}),
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
@@ -38,14 +44,13 @@ export class RemoteHost implements Host {
           : `${url} could not be reached: ${(error as Error).message}`,
       );
     }
-    const body = await readResponse(response);
-    return {
-      status: response.status,
-      headers: [...response.headers],
-      body,
-      logs: [],
-      durationMs: performance.now() - started,
-    };
+    const answer = await unframe(response).catch((error: unknown) => {
+      // The limit covers reading the answer too.
+      if ((error as Error).name === 'TimeoutError')
+        throw new HostError('timeout', `${url} did not finish its answer within ${this.timeoutMs / 1000} s`);
+      throw error;
+    });
+    return { ...answer, durationMs: performance.now() - started };
   }
 
   async close(): Promise<void> {}

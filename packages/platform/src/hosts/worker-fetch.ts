@@ -10,6 +10,8 @@
  * the reason instead. The egress drops that header from real answers, so no server can fake one.
  */
 
+import { ENTRY_MODULE, INTEGRATION_MODULE } from './worker-entry.js';
+
 /** Marks the host's answer for an outbound request that failed. */
 export const FAILED_HEADER = 'x-portico-egress-failed';
 
@@ -18,16 +20,16 @@ export function failedFetch(message: string): Response {
   return Response.json({ message }, { status: 502, headers: { [FAILED_HEADER]: '1' } });
 }
 
-/** The modules a worker is loaded with: the entry imports the fetch wrapper first, then the integration. */
-export function workerModules(script: string) {
+/**
+ * The modules a worker is loaded with: the entry (`entry`, worker-entry.ts: it imports the
+ * integration and captures its console per request) runs the fetch wrapper first, then the
+ * integration's bundle.
+ */
+export function workerModules(script: string, entry: string) {
   return [
-    {
-      type: 'ESModule' as const,
-      path: 'portico-entry.mjs',
-      contents: "import './portico-fetch.mjs';\nexport { default } from './integration.mjs';\n",
-    },
+    { type: 'ESModule' as const, path: ENTRY_MODULE, contents: `import './portico-fetch.mjs';\n${entry}` },
     { type: 'ESModule' as const, path: 'portico-fetch.mjs', contents: FETCH_WRAPPER },
-    { type: 'ESModule' as const, path: 'integration.mjs', contents: script },
+    { type: 'ESModule' as const, path: INTEGRATION_MODULE, contents: script },
   ];
 }
 

@@ -15,7 +15,9 @@
  * - a memory ceiling: the worker process's resident memory is watched while it works, and a
  *   worker over the ceiling is stopped;
  * - egress: every outbound fetch goes through the platform (recorded, private addresses refused);
- * - one dispatch at a time per worker, so its logs and outbound requests belong to one installation.
+ * - one dispatch at a time per worker, so its outbound requests belong to one installation;
+ * - its console output, captured in the worker per request and returned with the answer
+ *   (`worker-entry.ts`), so every line belongs to its dispatch whatever the timing.
  */
 import { readFileSync } from 'node:fs';
 import { Miniflare } from 'miniflare';
@@ -27,11 +29,12 @@ import {
   type HostRequest,
   type HostResponse,
   type IntegrationBundle,
-  readResponse,
   wireRequest,
   withTimeout,
 } from './host.js';
+import { unframe } from './output.js';
 import { processes } from './proc.js';
+import { entrySource } from './worker-entry.js';
 import { failedFetch, workerModules } from './worker-fetch.js';
 
 export interface WorkerdHostOptions {
@@ -46,12 +49,11 @@ export interface WorkerdHostOptions {
   idleMs?: number;
   startupTimeoutMs?: number;
   /**
-   * How long after a response the worker's output still belongs to that dispatch (default 0).
-   * workerd may write console output a moment (about 1 ms here) after the response it printed
-   * it before; without a grace such lines are lost from the dispatch's logs now and then. Each
-   * dispatch then takes this much longer to finish, so `portico dev` sets it and servers do not.
+   * Where a worker's output outside any dispatch goes (what it prints at import, or from work left
+   * running after its answer), line by line. What it prints during a dispatch is captured in the
+   * worker and comes back with the answer (`worker-entry.ts`).
    */
-  outputGraceMs?: number;
+  onOutput?(line: string, worker: { name: string; version: number }): void;
   /** Called once a stopped worker's process has ended (tests and benchmarks count stops with it). */
   onStopped?(worker: StoppedWorker): void;
 }
@@ -91,7 +93,8 @@ interface Worker {
   /** Dispatches queued or in flight: the worker is idle at 0, and only then may be stopped to save resources. */
   busy: number;
   idleTimer: NodeJS.Timeout | undefined;
-  current: { installationId: string | null; logs: string[] } | undefined;
+  /** The dispatch in flight (egress is recorded against its installation). */
+  current: { installationId: string | null } | undefined;
   /** Set when the worker is being stopped; settles once its process has ended. */
   stopping: Promise<void> | undefined;
 }
@@ -207,8 +210,7 @@ export class WorkerdHost implements Host {
       return this.dispatch(bundle, request);
     }
     const started = performance.now();
-    const logs: string[] = [];
-    worker.current = { installationId: request.installationId ?? null, logs };
+    worker.current = { installationId: request.installationId ?? null };
     let overMemory = false;
     const watchdog = setInterval(() => {
       if (worker.pid !== undefined && (residentBytes(worker.pid) ?? 0) > this.memoryLimit) {
@@ -227,26 +229,14 @@ export class WorkerdHost implements Host {
             redirect: 'manual',
             ...(wire.body ? { body: wire.body as Uint8Array<ArrayBuffer> } : {}),
           });
-          return {
-            response: response as unknown as Response,
-            body: await readResponse(response as unknown as Response),
-          };
+          return unframe(response as unknown as Response);
         })(),
         this.timeoutMs,
         () => this.stop(worker, 'timeout'),
         `${bundle.name} (version ${bundle.version})`,
       );
       if (overMemory) throw memoryError(bundle, this.memoryLimit);
-      const durationMs = performance.now() - started;
-      const grace = this.options.outputGraceMs ?? 0;
-      if (grace > 0) await new Promise((resolve) => setTimeout(resolve, grace));
-      return {
-        status: answer.response.status,
-        headers: answeredHeaders(answer.response.headers),
-        body: answer.body,
-        logs,
-        durationMs,
-      };
+      return { ...answer, headers: answeredHeaders(answer.headers), durationMs: performance.now() - started };
     } catch (error) {
       if (overMemory) throw memoryError(bundle, this.memoryLimit);
       if (error instanceof HostError) {
@@ -295,11 +285,12 @@ export class WorkerdHost implements Host {
       stream.on('data', (chunk: Buffer) => {
         const lines = (partial + chunk.toString('utf8')).split('\n');
         partial = lines.pop() ?? '';
-        for (const line of lines) if (line.trim() !== '') worker.current?.logs.push(line);
+        for (const line of lines) if (line.trim() !== '') this.options.onOutput?.(line, bundle);
       });
     };
     const miniflare = new Miniflare({
-      modules: workerModules(bundle.script),
+      // The entry wraps the integration's bundle: the fetch wrapper first, then its console captured per request.
+      modules: workerModules(bundle.script, entrySource()),
       modulesRoot: '/',
       compatibilityDate: COMPATIBILITY_DATE,
       compatibilityFlags: COMPATIBILITY_FLAGS,
@@ -364,7 +355,7 @@ export class WorkerdHost implements Host {
  * miniflare's client decodes it again and renames the header `mf-content-encoding`, a name of its
  * own that is not passed on: the body here is the decoded one.
  */
-function answeredHeaders(headers: Headers): [string, string][] {
+function answeredHeaders(headers: Iterable<[string, string]>): [string, string][] {
   return [...headers].filter(([name]) => name !== 'mf-content-encoding');
 }
 

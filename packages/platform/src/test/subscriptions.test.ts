@@ -282,7 +282,7 @@ describe.each(backends)('webhook subscriptions on $name', (backend) => {
     const walked: Line[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < all.length + 2; page++) {
-      const answer = await fetch(
+      const answer: Response = await fetch(
         `${world.platform.url}/v1/installations/${world.space}/dispatches?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
         { headers: { authorization: `Bearer ${world.platform.adminToken}` } },
       );

@@ -104,7 +104,17 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
         {dispatch.logs.length > 0 ? (
           <details>
             <summary>{dispatch.logs.length} log line(s)</summary>
-            <pre>{dispatch.logs.join('\n')}</pre>
+            <pre className="log-lines">
+              {(dispatch.logLines ?? dispatch.logs.map((message) => ({ level: 'log' as const, message }))).map(
+                (line, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the lines of a dispatch never change or move
+                  <span key={i} className={`log-line log-${line.level}`}>
+                    <span className="log-level">{line.level}</span> {line.message}
+                    {'\n'}
+                  </span>
+                ),
+              )}
+            </pre>
           </details>
         ) : null}
       </td>

@@ -10,7 +10,13 @@ export const DispatchRecord = z
     status: z.number(),
     durationMs: z.number(),
     error: z.string().nullable(),
-    logs: z.array(z.string()),
+    logs: z.array(z.string()).openapi({
+      description:
+        'What the integration wrote to `console` during the dispatch, captured in-band: its first 200 lines and 64 KiB, then one line saying how many more were dropped',
+    }),
+    logLines: z
+      .array(z.object({ level: z.enum(['log', 'info', 'warn', 'error']), message: z.string() }))
+      .openapi({ description: 'The same lines with their levels (the `console` method each was written with)' }),
     at: z.string(),
     skipped: z.string().nullable().openapi({
       description:
