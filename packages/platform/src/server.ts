@@ -246,6 +246,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     disableAfterMs: tuning.endpointDisableAfterMs,
     metrics,
     tracing,
+    sendTraceparent: (options.tracing ?? config.tracing)?.sendTraceparent === true,
     ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
   });
   // Deliveries asked for on this node go to its engine (it takes them once it runs).

@@ -290,7 +290,11 @@ describe.each(backends)('operator alerts on $name', (backend) => {
       });
       expect(alert.endpoint?.disabledReason).toMatch(/^disabled: every attempt to .*\/broken failed since/);
 
-      // Asked for while it is disabled: failed at once, with no alert of its own (the disabling said it).
+      // The delivery whose attempt disabled it failed too, and says so in an alert of its own.
+      const failed = await alertWhere(alerts, 'the delivery.failed alert', (a) => a.type === 'delivery.failed');
+      expect(failed.alert).toMatchObject({ delivery: { id: requested.body.id }, endpoint: { id: endpoint.id } });
+
+      // Asked for while it is disabled: failed at once, counted and alerted like any failed delivery.
       const refused = await deliver('POST', `/v1/installations/${world.space}/deliveries`, {
         url,
         eventId: 'dis-2',
@@ -298,6 +302,15 @@ describe.each(backends)('operator alerts on $name', (backend) => {
         payload: { eventId: 'dis-2' },
       });
       expect(refused.body.status).toBe('failed');
+      const refusedAlert = await alertWhere(
+        alerts,
+        'the delivery.failed alert of the refused delivery',
+        (a) => a.type === 'delivery.failed' && a.delivery?.id === refused.body.id,
+      );
+      expect(refusedAlert.alert).toMatchObject({
+        event: { id: 'dis-2' },
+        lastError: expect.stringMatching(/^disabled: every attempt to /),
+      });
 
       receiver.script('/broken', [200]);
       const enabled = await world.ada('POST', `/v1/installations/${world.space}/endpoints/${endpoint.id}/enable`);
@@ -319,7 +332,12 @@ describe.each(backends)('operator alerts on $name', (backend) => {
       // Enabling an endpoint that is not disabled recovers nothing.
       await world.ada('POST', `/v1/installations/${world.space}/endpoints/${endpoint.id}/enable`);
       await sleep(300);
-      expect(alertsAt(alerts).map(({ alert: a }) => a.type)).toEqual(['endpoint.disabled', 'endpoint.recovered']);
+      expect(alertsAt(alerts).map(({ alert: a }) => a.type)).toEqual([
+        'endpoint.disabled',
+        'delivery.failed',
+        'delivery.failed',
+        'endpoint.recovered',
+      ]);
       expect(receiver.at('/broken').every((r) => JSON.parse(r.body).eventId === 'dis-1')).toBe(true);
     }, 30_000);
   });

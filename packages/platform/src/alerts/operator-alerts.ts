@@ -174,10 +174,9 @@ export class OperatorAlerts implements AlertHooks {
           ...common,
           lastError: ended.endpoint_last_error ?? ended.last_error,
         });
-        return;
       }
-      // Failed because its endpoint is disabled: `endpoint.disabled` said so once, for all of them.
-      if (ended.disabled_at !== null) return;
+      // Every delivery that ended failed is said, also one its endpoint's disabling ended or one
+      // refused while it is disabled: each is an event its receiver did not get.
       await this.send(ended, ended.url, {
         eventId: `delivery.failed:${ended.id}`,
         type: 'delivery.failed',

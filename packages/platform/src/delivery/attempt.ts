@@ -11,8 +11,8 @@ import { LeaseLost } from '../errors/lease-lost.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
 import type { ServiceContext } from '../types.js';
-import { recordAttempt, writesHealth } from './endpoints.js';
-import { type PostResult, postWebhook } from './post-webhook.js';
+import { NO_HEALTH_CHANGE, recordAttempt, writesHealth } from './endpoints.js';
+import { answerError, type PostResult, postWebhook } from './post-webhook.js';
 import { signatureHeaders, webhookIdOf } from './signature-headers.js';
 import { validSecrets } from './signing-secrets.js';
 
@@ -45,6 +45,8 @@ export interface AttemptResult {
   unanswered: boolean;
   /** This attempt disabled the endpoint: what it is owed has ended `failed`. */
   disabledEndpoint: boolean;
+  /** The other deliveries of the endpoint that its disabling (by this attempt) ended failed. */
+  endedByDisabling: string[];
   /** How the POST went (metrics: its outcome class and duration). */
   post: PostResult;
 }
@@ -59,7 +61,12 @@ export interface AttemptResult {
 export async function attemptDelivery(
   settings: AttemptSettings,
   row: DeliveryRow,
-  options: { keepClaimed: boolean; sealedSecrets?: string[] | undefined },
+  options: {
+    keepClaimed: boolean;
+    sealedSecrets?: string[] | undefined;
+    /** The W3C traceparent of the attempt's span, sent to the receiver when tracing says so. */
+    traceparent?: string | undefined;
+  },
 ): Promise<AttemptResult> {
   const { ctx } = settings;
   const number = row.attempts + 1;
@@ -85,6 +92,7 @@ export async function attemptDelivery(
   const result = await postWebhook(row.url, headers, row.body, {
     timeoutMs: settings.timeoutMs,
     allowPrivateNetwork: settings.allowPrivateNetwork,
+    traceparent: options.traceparent,
   });
   let outcome: Outcome;
   let error: string | null = null;
@@ -102,9 +110,7 @@ export async function attemptDelivery(
     excerpt = result.excerpt;
     retryAfter = result.retryAfter;
     outcome = classifyOutcome(result.status);
-    if (outcome !== 'delivered')
-      error =
-        status >= 300 && status < 400 ? `${status}: redirects are not followed` : `the receiver answered ${status}`;
+    if (outcome !== 'delivered') error = answerError(result);
   }
   const finished = settings.now();
   // Unless the endpoint's health is written too, the result is one statement on PostgreSQL: it
@@ -114,7 +120,7 @@ export async function attemptDelivery(
     async (trx) => {
       const health =
         standalone || row.endpoint_id === null
-          ? { disabledReason: undefined, disabledNow: false }
+          ? NO_HEALTH_CHANGE
           : await recordAttempt(
               trx,
               row.endpoint_id,
@@ -163,11 +169,17 @@ export async function attemptDelivery(
       );
       // Another node took the delivery over (this one stalled past its lease): its result stands.
       if (updated === 0) throw new LeaseLost(row.id);
-      return { final, next, lease, disabledNow: health.disabledNow };
+      return { final, next, lease, health };
     },
     { standalone },
   );
-  if (written.disabledNow) settings.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
+  const { health } = written;
+  if (health.disabledNow) settings.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
+  // Early warnings (alerts/operator-alerts.ts): failures in a row, and an endpoint answering again.
+  if (row.endpoint_id !== null && health.failures !== undefined) {
+    if (outcome === 'delivered') ctx.alerts?.endpointAnswered?.(row.installation_id, row.endpoint_id, health.failures);
+    else ctx.alerts?.endpointFailed?.(row.installation_id, row.endpoint_id, health.failures, error ?? 'failed');
+  }
   // Only now that the result is committed does the row change (a write may run twice).
   Object.assign(row, { attempts: number, status: written.final, next_attempt_at: written.next });
   row.claimed_until = written.lease;
@@ -175,7 +187,8 @@ export async function attemptDelivery(
     status: written.final,
     next: written.next,
     unanswered: result.kind === 'network',
-    disabledEndpoint: written.disabledNow,
+    disabledEndpoint: health.disabledNow,
+    endedByDisabling: health.endedByDisabling,
     post: result,
   };
 }

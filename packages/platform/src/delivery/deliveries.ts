@@ -98,7 +98,7 @@ export async function requestDelivery(
     endpoint_id: endpoint.id,
     destination: endpoint.destination,
     headers,
-    policy: input.policy ?? DEFAULT_DELIVERY_POLICY,
+    policy: input.policy ?? ctx.defaultDeliveryPolicy ?? DEFAULT_DELIVERY_POLICY,
     created_at: now,
     updated_at: now,
   };
@@ -114,6 +114,11 @@ export async function requestDelivery(
   if (stored.id !== row.id) handoff?.cancel();
   else if (handoff) handoff.start(row, sealedSecrets);
   else if (!disabled) ctx.deliveries.wake();
+  else {
+    // Refused at once (its endpoint is disabled): counted and alerted like any delivery that failed.
+    ctx.metrics?.deliveryFailedUnattempted();
+    ctx.alerts?.deliveryEnded(row.id, false);
+  }
   return { id: stored.id, status: stored.status };
 }
 

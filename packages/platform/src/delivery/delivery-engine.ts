@@ -20,6 +20,7 @@
  * several nodes, a host sees at most nodes × its cap (decision 031).
  */
 import type { Logger } from 'pino';
+import { isAlertsInstallation } from '../alerts/operator-alerts.js';
 import { LeaseLost } from '../errors/lease-lost.js';
 import type { PlatformMetrics } from '../observability/metrics.js';
 import type { PipelineTracing } from '../observability/tracing.js';
@@ -70,6 +71,8 @@ export interface DeliveryEngineOptions {
   metrics?: Pick<PlatformMetrics, 'attempted'> | undefined;
   /** Traces attempts (observability/tracing.ts); unset when tracing is off. */
   tracing?: Pick<PipelineTracing, 'attempting'> | undefined;
+  /** Each attempt carries its span's W3C `traceparent` (PORTICO_DELIVERY_TRACEPARENT). */
+  sendTraceparent?: boolean;
 }
 
 /** A delivery in the pool, with the sealed secrets read when it was asked for (they sign its first attempt). */
@@ -99,6 +102,7 @@ export class DeliveryEngine {
   private readonly backlog: Backlog<Job>;
   private readonly metrics: DeliveryEngineOptions['metrics'];
   private readonly tracing: DeliveryEngineOptions['tracing'];
+  private readonly sendTraceparent: boolean;
   private running = false;
   /** Waiting deliveries keep their leases (a host at its cap may keep them waiting long). */
   private readonly renewal: LeaseRenewal<Job>;
@@ -113,6 +117,7 @@ export class DeliveryEngine {
     this.ctx = options.ctx;
     this.metrics = options.metrics;
     this.tracing = options.tracing;
+    this.sendTraceparent = options.sendTraceparent ?? false;
     this.now = options.now ?? (() => options.ctx.now());
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? timeoutMs + 20_000;
@@ -257,10 +262,17 @@ export class DeliveryEngine {
     const attempt = attemptDelivery(this.attempts, row, {
       keepClaimed: this.running,
       sealedSecrets: job.sealedSecrets,
+      traceparent: this.sendTraceparent ? traced?.traceparent() : undefined,
     })
       .then(async (result) => {
         job.sealedSecrets = undefined;
-        this.metrics?.attempted(row.event_id, result.post, result.status, this.now());
+        this.metrics?.attempted(
+          row.event_id,
+          result.post,
+          result.status,
+          this.now(),
+          isAlertsInstallation(row.installation_id) ? 'alert' : 'customer',
+        );
         traced?.attempted(result);
         if (result.unanswered) this.limits.failed(endpoint);
         else if (result.status === 'delivered') this.limits.succeeded(endpoint);
@@ -268,6 +280,8 @@ export class DeliveryEngine {
         if (result.disabledEndpoint) this.pool.take((other) => endpointKey(other.row) === endpoint);
         // Failed for good (never on a success): the operator's alert, in the background.
         if (result.status === 'failed') this.ctx.alerts?.deliveryEnded(row.id, result.disabledEndpoint);
+        // So did every delivery the endpoint's disabling ended: each is said, as any failed one.
+        for (const id of result.endedByDisabling) this.ctx.alerts?.deliveryEnded(id, false);
         if (result.status === 'pending' && row.claimed_until !== null) {
           if (this.running) return this.pool.retryAt(job, result.next as number, this.now());
           // Stopped meanwhile: the retry goes back for any node's claim.

@@ -137,7 +137,17 @@ export interface AttemptHealth {
   disabledReason: string | undefined;
   /** True when this attempt disabled it. */
   disabledNow: boolean;
+  /** The other deliveries its disabling ended failed (when this attempt disabled it). */
+  endedByDisabling: string[];
+  /**
+   * Written: after a failure, the failures in a row now; after a success, those before it (the
+   * early-warning alerts read them). Undefined when the health was not written.
+   */
+  failures?: number | undefined;
 }
+
+/** An attempt whose endpoint's health is not written. */
+export const NO_HEALTH_CHANGE: AttemptHealth = { disabledReason: undefined, disabledNow: false, endedByDisabling: [] };
 
 /**
  * Whether `recordAttempt` would write for this outcome (a failure, or a success when the last one
@@ -161,21 +171,32 @@ export async function recordAttempt(
   if (outcome.ok) {
     // A healthy endpoint's row is written at most every few seconds (every attempt to it would
     // otherwise queue on that one row): `last_success_at` is that fresh.
-    if (!writesHealth(endpointId, true, outcome.at)) {
-      return { disabledReason: undefined, disabledNow: false };
-    }
+    if (!writesHealth(endpointId, true, outcome.at)) return NO_HEALTH_CHANGE;
     if (successWritten.size >= 100_000) successWritten.clear();
     successWritten.set(endpointId, outcome.at);
+    const before = await endpoints.failuresOf(trx, endpointId);
     const row = await endpoints.recordSuccess(trx, endpointId, outcome.at);
-    return { disabledReason: row?.disabled_reason ?? undefined, disabledNow: false };
+    return {
+      disabledReason: row?.disabled_reason ?? undefined,
+      disabledNow: false,
+      endedByDisabling: [],
+      failures: before,
+    };
   }
   successWritten.delete(endpointId);
   const row = await endpoints.recordFailure(trx, endpointId, outcome.at, outcome.error.slice(0, 500));
-  if (!row) return { disabledReason: undefined, disabledNow: false };
+  if (!row) return NO_HEALTH_CHANGE;
+  const failures = row.consecutive_failures;
   if (row.disabled_at !== null)
-    return { disabledReason: row.disabled_reason ?? 'the endpoint is disabled', disabledNow: false };
+    return {
+      disabledReason: row.disabled_reason ?? 'the endpoint is disabled',
+      disabledNow: false,
+      endedByDisabling: [],
+      failures,
+    };
   const since = row.failing_since ?? outcome.at;
-  if (!outcome.gone && outcome.at - since < disableAfterMs) return { disabledReason: undefined, disabledNow: false };
+  if (!outcome.gone && outcome.at - since < disableAfterMs)
+    return { disabledReason: undefined, disabledNow: false, endedByDisabling: [], failures };
   const reason = outcome.gone
     ? `disabled: ${row.url} answered 410 Gone at ${new Date(outcome.at).toISOString()} (the receiver says it is gone for good); enable the endpoint again to deliver to it`
     : `disabled: every attempt to ${row.url} failed since ${new Date(since).toISOString()} (${row.consecutive_failures} in a row; last: ${outcome.error.slice(0, 200)}); enable the endpoint again to deliver to it`;
@@ -184,8 +205,8 @@ export async function recordAttempt(
   // its own result over it when it ends, failed with this reason unless it was delivered; the node
   // of one waiting in memory drops it) and every retry no node holds. A retry a node holds fails
   // with the reason at its next attempt.
-  await endpoints.failOwed(trx, endpointId, reason, outcome.at);
-  return { disabledReason: reason, disabledNow: true };
+  const ended = await endpoints.failOwed(trx, endpointId, reason, outcome.at);
+  return { disabledReason: reason, disabledNow: true, endedByDisabling: ended, failures };
 }
 
 export async function listEndpoints(ctx: ServiceContext, principal: Principal, installationId: string) {
@@ -218,7 +239,8 @@ export async function endpointAlerts(db: Kysely<Database>, installationId: strin
     endpointId: r.id,
     url: r.url,
     since: new Date(r.disabled_at as number).toISOString(),
-    message: `Deliveries to ${r.url} are disabled: ${r.disabled_reason ?? 'it kept failing'}. Enable it with POST /v1/installations/${installationId}/endpoints/${r.id}/enable, then redeliver what failed.`,
+    // (The stored reason begins "disabled: ", which this sentence says already.)
+    message: `Deliveries to ${r.url} are disabled: ${r.disabled_reason?.replace(/^disabled: /, '') ?? 'it kept failing'}. Enable it with POST /v1/installations/${installationId}/endpoints/${r.id}/enable, then redeliver what failed.`,
   }));
 }
 

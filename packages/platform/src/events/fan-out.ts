@@ -42,6 +42,8 @@ export function deliveryFor(
   payload: Record<string, unknown>,
   subscription: Subscription,
   now: number,
+  /** The server-wide default policy (PORTICO_DELIVERY_POLICY), for a subscription that chose none. */
+  defaultPolicy = DEFAULT_DELIVERY_POLICY,
 ): Database['deliveries'] {
   const disabled = subscription.disabledReason !== null;
   return {
@@ -60,7 +62,7 @@ export function deliveryFor(
     endpoint_id: subscription.id,
     destination: subscription.destination,
     headers: subscription.headers,
-    policy: subscription.policy ?? DEFAULT_DELIVERY_POLICY,
+    policy: subscription.policy ?? defaultPolicy,
     created_at: now,
     updated_at: now,
   };

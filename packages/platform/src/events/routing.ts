@@ -108,7 +108,7 @@ export async function owedRows(
       if (subscribed.length > 0 && !paused) {
         for (const subscription of subscribed) {
           deliveries.push({
-            row: deliveryFor(event, payload, subscription, now),
+            row: deliveryFor(event, payload, subscription, now, ctx.defaultDeliveryPolicy),
             sealedSecrets: subscription.sealedSecrets,
           });
         }

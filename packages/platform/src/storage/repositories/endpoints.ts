@@ -96,16 +96,33 @@ export async function disable(trx: Transaction<Database>, endpointId: string, re
 
 /**
  * What a disabled endpoint is still owed ends failed with the reason: every first attempt and
- * every retry no node holds.
+ * every retry no node holds. Answers their ids.
  */
-export async function failOwed(trx: Transaction<Database>, endpointId: string, reason: string, at: number) {
-  await trx
+export async function failOwed(
+  trx: Transaction<Database>,
+  endpointId: string,
+  reason: string,
+  at: number,
+): Promise<string[]> {
+  const ended = await trx
     .updateTable('deliveries')
     .set({ status: 'failed', next_attempt_at: null, last_error: reason, updated_at: at })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', PENDING)
     .where((eb) => eb.or([eb('attempts', '=', 0), eb('claimed_until', 'is', null), eb('claimed_until', '<', at)]))
+    .returning('id')
     .execute();
+  return ended.map((row) => row.id);
+}
+
+/** The endpoint's failures in a row, as they are before an update. */
+export async function failuresOf(trx: Transaction<Database>, endpointId: string): Promise<number | undefined> {
+  const row = await trx
+    .selectFrom('endpoints')
+    .select('consecutive_failures')
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  return row?.consecutive_failures;
 }
 
 /** The installation's endpoints but removed subscriptions: its subscriptions (the configuration's first), then the others, oldest first. */
