@@ -8,7 +8,7 @@ import type { DispatchView } from '@portico/platform';
 import type { ApiClient } from './api-client.js';
 import { type Delivery, deliveryVersion, formatDeliveryChange } from './delivery-lines.js';
 import { SourceMaps } from './dev/stack-traces.js';
-import { formatDispatch } from './dispatch-lines.js';
+import { clock, formatDispatch } from './dispatch-lines.js';
 import type { InstallationLabels } from './installation-labels.js';
 
 export interface EventTrace {
@@ -58,9 +58,17 @@ export async function followEvent(
         dispatched.add(dispatch.installationId);
         options.print(formatDispatch(dispatch, await options.labels.label(dispatch.installationId), maps));
       }
+      const owed = new Set(trace.installations.map((i) => i.installationId));
       for (const delivery of trace.deliveries) {
-        // A delivery is asked for during its dispatch, which is recorded when it ends: the
-        // delivery is shown under the dispatch that caused it.
+        // A delivery asked for during a dispatch, which is recorded when it ends, is shown under
+        // the dispatch that caused it. One fanned out to a webhook subscription when the event was
+        // accepted has no dispatch: a line says so, once per installation, above its deliveries.
+        if (!owed.has(delivery.installationId) && !dispatched.has(delivery.installationId)) {
+          dispatched.add(delivery.installationId);
+          options.print(
+            `${clock(new Date(delivery.createdAt))} ${trace.type} → ${await options.labels.label(delivery.installationId)}: written for its webhook subscriptions when accepted\n`,
+          );
+        }
         if (!dispatched.has(delivery.installationId) && !over) continue;
         const version = deliveryVersion(delivery);
         if (versions.get(delivery.id) === version) continue;

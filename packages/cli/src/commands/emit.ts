@@ -133,9 +133,9 @@ async function emitIngested(
       `gave up waiting after ${timeoutMs / 1000} s for ${waiting.join(', ')} (--timeout SECONDS waits longer)`,
     );
   }
-  if (trace.installations.length === 0) {
+  if (trace.installations.length === 0 && trace.deliveries.length === 0) {
     io.err(
-      `portico emit: no installation received ${kind.type}: none in ${where} is active, allowed by its scopes and handles it\n`,
+      `portico emit: no installation received ${kind.type}: none in ${where} is active, allowed by its scopes and handles it or subscribed to it\n`,
     );
   }
   for (const owed of trace.installations) {
@@ -242,6 +242,14 @@ async function emitSetup(
     throw usage(
       `${id} is a ${installation.target.type} installation: ${kind.type} goes to ${kind.level} installations (send it ${right})`,
     );
+  }
+  if (installation.integration === 'webhook') {
+    const integration = await client.get<{ organization: string }>('/v1/integrations/webhook');
+    if (integration.organization === 'portico') {
+      throw new CommandError(
+        `${await labels.label(id)} is the built-in webhook integration's: it runs no code and is sent no setup event (its configuration is its subscription; see it with portico endpoints ${id})`,
+      );
+    }
   }
   const before = await latestDispatchId(client, id);
   const saved = await client.send<{ status: string }>(

@@ -66,7 +66,10 @@ export class IntegrationRegistry {
         endpoint: row.endpoint,
         manifest: JSON.parse(row.manifest) as Manifest,
         secrets: row.secrets,
-        descriptor: row.descriptor === null ? undefined : (JSON.parse(row.descriptor) as IntegrationDescriptor),
+        // A built-in says what it handles in this process: what an older version stored may differ.
+        descriptor:
+          this.hosts.inProcess.descriptorOf(name) ??
+          (row.descriptor === null ? undefined : (JSON.parse(row.descriptor) as IntegrationDescriptor)),
         gitbook: readGitBookFacts(row.gitbook),
       }));
       this.bundles.set(key, bundle);

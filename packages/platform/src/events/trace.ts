@@ -13,8 +13,10 @@ import { authorizedInstallation } from '../installations/load.js';
 import { deliveriesOfEvent, deliveryById } from '../storage/repositories/deliveries.js';
 import { dispatchesOfEvent } from '../storage/repositories/dispatches.js';
 import { eventById } from '../storage/repositories/events.js';
+import { everInstalledIn } from '../storage/repositories/installations.js';
 import { owedForEvent } from '../storage/repositories/outbox.js';
 import type { Principal, ServiceContext } from '../types.js';
+import { SITE_EVENTS } from './routing.js';
 
 export interface EventTrace {
   eventId: string;
@@ -43,7 +45,13 @@ export async function traceEvent(ctx: ServiceContext, principal: Principal, even
   const owed = await owedForEvent(ctx.db, eventId);
   const ids = owed.map((row) => row.installation_id);
   const dispatches = ids.length === 0 ? [] : await dispatchesOfEvent(ctx.db, ids, eventId, event.received_at, MOST);
-  const deliveries = ids.length === 0 ? [] : await deliveriesOfEvent(ctx.db, ids, eventId, MOST);
+  // Deliveries fanned out to subscriptions have no outbox row: look in the event's place.
+  const payload = JSON.parse(event.payload) as Record<string, unknown>;
+  const site = SITE_EVENTS.has(event.type);
+  const place = site ? payload.siteId : payload.spaceId;
+  const inPlace = typeof place === 'string' ? await everInstalledIn(ctx.db, site ? 'site' : 'space', place) : [];
+  const receivers = [...new Set([...ids, ...inPlace])];
+  const deliveries = receivers.length === 0 ? [] : await deliveriesOfEvent(ctx.db, receivers, eventId, MOST);
   const views = await withAttempts(ctx.db, deliveries);
   return {
     eventId: event.event_id,

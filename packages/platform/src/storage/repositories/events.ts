@@ -151,11 +151,11 @@ async function storeInOneStatement(
   return stored;
 }
 
-/** An event as stored, without its payload. */
+/** An event as stored. */
 export function eventById(db: Kysely<Database>, eventId: string) {
   return db
     .selectFrom('events')
-    .select(['event_id', 'type', 'received_at', 'routed_at'])
+    .select(['event_id', 'type', 'payload', 'received_at', 'routed_at'])
     .where('event_id', '=', eventId)
     .executeTakeFirst();
 }

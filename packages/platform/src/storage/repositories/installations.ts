@@ -282,6 +282,17 @@ export function installationsIn(db: Kysely<Database>, type: Kind, id: string) {
     .execute();
 }
 
+/** The ids of every installation ever made in a space or site, uninstalled ones too. */
+export async function everInstalledIn(db: Kysely<Database>, type: Kind, id: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('installations')
+    .select('id')
+    .where('target_type', '=', type)
+    .where('target_id', '=', id)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** The installation (not uninstalled), read without a prepared statement. */
 export function activeInstallation(db: Kysely<Database>, id: string) {
   return db
