@@ -81,7 +81,7 @@ async function put(
   now: number,
 ): Promise<subscriptions.EndpointRow> {
   if (existing?.url !== fields.url) {
-    const taken = await subscriptions.liveWithUrl(trx, installationId, fields.url);
+    const taken = await subscriptions.withUrl(trx, installationId, fields.url, 'live');
     if (taken) {
       throw conflict(
         `${fields.url} is already subscribed by the endpoint ${taken.id} of this installation: change or remove that one (PATCH or DELETE /v1/installations/${installationId}/endpoints/${taken.id})`,
@@ -95,7 +95,7 @@ async function put(
     updated_at: now,
   };
   if (existing) return (await subscriptions.update(trx, existing.id, changes)) as subscriptions.EndpointRow;
-  const plain = await subscriptions.plainWithUrl(trx, installationId, fields.url);
+  const plain = await subscriptions.withUrl(trx, installationId, fields.url, 'plain');
   const subscribed = { ...changes, subscribed: 1, from_configuration: fromConfiguration ? 1 : 0, removed_at: null };
   if (plain) return (await subscriptions.update(trx, plain.id, subscribed)) as subscriptions.EndpointRow;
   const id = newId('ep');

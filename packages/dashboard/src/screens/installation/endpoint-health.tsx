@@ -42,47 +42,46 @@ export function EndpointHealth({ installation }: { installation: InstallationPag
       {more.length > 0 ? (
         <>
           <h4>More subscriptions</h4>
-          <ul className="stack plain-list">
-            {more.map((endpoint) => (
-              <li key={endpoint.id} className="panel">
-                <div className="row">
-                  <code className="wrap-anywhere">{endpoint.url}</code>
-                  {endpoint.enabled ? (
-                    <StatusText status={endpoint.state} label="Endpoint" />
-                  ) : (
-                    <span className="muted">switched off</span>
-                  )}
-                </div>
-                <p className="muted">
-                  Receives {endpoint.eventTypes.map(eventName).join(', ')}
-                  {endpoint.policy ? ` · ${endpoint.policy} retries` : ''}
-                  {Object.keys(endpoint.headers).length > 0
-                    ? ` · its own headers: ${Object.keys(endpoint.headers).join(', ')}`
-                    : ''}
-                </p>
-                <EndpointDetails installationId={installation.id} endpoint={endpoint} />
-              </li>
-            ))}
-          </ul>
+          <EndpointList installationId={installation.id} endpoints={more} />
         </>
       ) : null}
       {earlier.length > 0 ? (
         <>
           <h4>Earlier URLs</h4>
-          <ul className="stack plain-list">
-            {earlier.map((endpoint) => (
-              <li key={endpoint.id} className="panel">
-                <div className="row">
-                  <code className="wrap-anywhere">{endpoint.url}</code>
-                  <StatusText status={endpoint.state} label="Endpoint" />
-                </div>
-                <EndpointDetails installationId={installation.id} endpoint={endpoint} />
-              </li>
-            ))}
-          </ul>
+          <EndpointList installationId={installation.id} endpoints={earlier} />
         </>
       ) : null}
     </section>
+  );
+}
+
+/** Endpoints other than the configured one: each URL with its health; a subscription says what it receives. */
+function EndpointList({ installationId, endpoints }: { installationId: string; endpoints: Endpoint[] }) {
+  return (
+    <ul className="stack plain-list">
+      {endpoints.map((endpoint) => (
+        <li key={endpoint.id} className="panel">
+          <div className="row">
+            <code className="wrap-anywhere">{endpoint.url}</code>
+            {endpoint.enabled ? (
+              <StatusText status={endpoint.state} label="Endpoint" />
+            ) : (
+              <span className="muted">switched off</span>
+            )}
+          </div>
+          {endpoint.subscribed ? (
+            <p className="muted">
+              Receives {endpoint.eventTypes.map(eventName).join(', ')}
+              {endpoint.policy ? ` · ${endpoint.policy} retries` : ''}
+              {Object.keys(endpoint.headers).length > 0
+                ? ` · its own headers: ${Object.keys(endpoint.headers).join(', ')}`
+                : ''}
+            </p>
+          ) : null}
+          <EndpointDetails installationId={installationId} endpoint={endpoint} />
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -45,26 +45,18 @@ export function configurationSubscription(trx: Kysely<Database>, installationId:
     .executeTakeFirst();
 }
 
-/** Another live subscription of the installation with this URL (a URL is subscribed once). */
-export function liveWithUrl(trx: Kysely<Database>, installationId: string, url: string) {
+/**
+ * The installation's endpoint of this URL of one kind: its live subscription (a URL is subscribed
+ * once), or its plain endpoint (where deliveries went, if they did).
+ */
+export function withUrl(trx: Kysely<Database>, installationId: string, url: string, kind: 'live' | 'plain') {
   return trx
     .selectFrom('endpoints')
     .select(['id'])
     .where('installation_id', '=', installationId)
     .where('url', '=', url)
-    .where('subscribed', '=', 1)
-    .where('removed_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/** The plain endpoint (only where deliveries went) of this URL, if deliveries went there. */
-export function plainWithUrl(trx: Kysely<Database>, installationId: string, url: string) {
-  return trx
-    .selectFrom('endpoints')
-    .select(['id'])
-    .where('installation_id', '=', installationId)
-    .where('url', '=', url)
-    .where('subscribed', '=', 0)
+    .where('subscribed', '=', kind === 'live' ? 1 : 0)
+    .$if(kind === 'live', (qb) => qb.where('removed_at', 'is', null))
     .executeTakeFirst();
 }
 
