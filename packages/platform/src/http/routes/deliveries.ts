@@ -7,10 +7,10 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { listDeliveries, redeliver, requestDelivery } from '../../delivery/deliveries.js';
 import { enableEndpoint, listEndpoints } from '../../delivery/endpoints.js';
-import { rotateSecret, secretsView } from '../../delivery/signing-secrets.js';
+import { revealSecrets, rotateSecretOf } from '../../delivery/signing-secrets.js';
 import { sendTestDelivery } from '../../delivery/test-delivery.js';
 import { getDelivery } from '../../events/trace.js';
-import { authorizedInstallation } from '../../installations/load.js';
+import { managedInstallation } from '../../installations/load.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import {
   Delivery,
@@ -37,8 +37,14 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       request: { params: z.object({ id: z.string() }), body: jsonBody(DeliveryInput) },
       responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
     }),
-    async (c) =>
-      c.json(await requestDelivery(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 202),
+    async (c) => {
+      const caller = await principal(c);
+      const { id } = c.req.valid('param');
+      // A person asking for a signed delivery to a URL of their choosing manages the installation
+      // (the contract's Roles); the installation's own token is checked by requestDelivery alone.
+      if (caller.kind !== 'installation') await managedInstallation(ctx, caller, id, 'asking for a delivery');
+      return c.json(await requestDelivery(ctx, caller, id, c.req.valid('json')), 202);
+    },
   );
 
   app.openapi(
@@ -101,7 +107,10 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     }),
     async (c) => {
       const { id, endpointId } = c.req.valid('param');
-      return c.json(await enableEndpoint(ctx, await principal(c), id, endpointId), 200);
+      const caller = await principal(c);
+      // Enabling is managing (the contract's Roles); enableEndpoint itself checks only membership.
+      await managedInstallation(ctx, caller, id, 'enabling an endpoint');
+      return c.json(await enableEndpoint(ctx, caller, id, endpointId), 200);
     },
   );
 
@@ -144,8 +153,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await authorizedInstallation(ctx, await principal(c), id);
-      return c.json(await secretsView(ctx, id), 200);
+      return c.json(await revealSecrets(ctx, await principal(c), id), 200);
     },
   );
 
@@ -161,9 +169,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await authorizedInstallation(ctx, await principal(c), id);
-      await rotateSecret(ctx, id);
-      return c.json(await secretsView(ctx, id), 200);
+      return c.json(await rotateSecretOf(ctx, await principal(c), id), 200);
     },
   );
 
