@@ -138,10 +138,11 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     await member.getByText('Only organization admins can pause, resume or uninstall it.').waitFor();
     expect(await member.getByRole('button', { name: 'Pause' }).isDisabled()).toBe(true);
     expect(await member.getByRole('button', { name: 'Uninstall' }).isDisabled()).toBe(true);
-    // What a member may do stays: the form.
+    // Configuring is an admin's call too (the contract's Roles): Save is disabled, with the reason.
     expect(
       await member.getByRole('form', { name: 'Configuration' }).getByRole('button', { name: 'Save' }).isDisabled(),
-    ).toBe(false);
+    ).toBe(true);
+    await member.getByText('Only admins of Acme can change the configuration; you are a member.').waitFor();
     await screenshot(member, 'member-installation');
     await checkBothWidths(member, 'a member’s view of an installation');
   });

@@ -16,6 +16,7 @@ import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { MessageText, readable } from '../../components/message-text';
+import { MemberNote, useManagePermission } from './manage-permission';
 import { CompletionWidget } from './widgets/completion-widget';
 import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
@@ -31,6 +32,7 @@ const fields = { connect: ConnectField };
 const templates = { FieldTemplate, ObjectFieldTemplate, BaseInputTemplate };
 
 export function ConfigurationForm({ installation }: { installation: InstallationPage }) {
+  const permission = useManagePermission();
   const client = useQueryClient();
   const buttons = useMemo(
     () => new Set(installation.fields.filter((f) => f.type === 'button').map((f) => f.name)),
@@ -139,6 +141,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
   }
   return (
     <div className="configuration-form">
+      <MemberNote can="change the configuration" />
       <Form
         schema={schema}
         uiSchema={uiSchema}
@@ -148,6 +151,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
         widgets={widgets}
         fields={fields}
         templates={templates}
+        disabled={!permission.allowed}
         tagName={ConfigurationFormTag}
         extraErrors={extraErrors}
         showErrorList={false}
@@ -165,7 +169,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
         onSubmit={submit}
       >
         <div className="row">
-          <Button type="submit" className="button primary" isPending={save.isPending}>
+          <Button type="submit" className="button primary" isPending={save.isPending} isDisabled={!permission.allowed}>
             Save
           </Button>
           <span role="status" className="muted">

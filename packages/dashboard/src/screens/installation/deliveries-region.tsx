@@ -19,6 +19,7 @@ import { Loading } from '../../components/loading';
 import { ScrollTable } from '../../components/scroll-table';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
+import { MemberNote, useManagePermission } from './manage-permission';
 import { RecoverPanel } from './recover-panel';
 
 const STATUSES = [
@@ -37,6 +38,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
+      <MemberNote can="redeliver" />
       <div className="filters">
         <Select
           selectedKey={filter.status ?? 'any'}
@@ -166,6 +168,7 @@ function EarlierDeliveries({ installationId, delivery }: { installationId: strin
 }
 
 function DeliveryRow({ delivery, installationId }: { delivery: Delivery; installationId: string }) {
+  const permission = useManagePermission();
   const client = useQueryClient();
   const redeliver = useMutation({
     mutationFn: () => call(api.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } })),
@@ -232,6 +235,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
           className="button"
           onPress={() => redeliver.mutate()}
           isPending={redeliver.isPending}
+          isDisabled={!permission.allowed}
           // Every row has one, named Redeliver (the dashboard's contract); its description says
           // which event it sends again.
           aria-describedby={`delivery-${delivery.id}-type delivery-${delivery.id}-event`}

@@ -8,6 +8,7 @@ import { ConfigurationForm } from './configuration-form';
 import { DeliveriesRegion } from './deliveries-region';
 import { DispatchLog } from './dispatch-log';
 import { EndpointHealth } from './endpoint-health';
+import { ManagePermissionProvider } from './manage-permission';
 import { PlacesPanel } from './places-panel';
 import { SigningSecretPanel } from './signing-secret-panel';
 import { StatusPanel } from './status-panel';
@@ -40,44 +41,49 @@ export function InstallationScreen() {
     );
   const webhook = page.integration === 'webhook' && page.target.type !== 'organization';
   return (
-    <article>
-      <header className="page-head">
-        {page.integrationIcon ? <img className="icon large" src={page.integrationIcon} alt="" /> : null}
-        <div className="grow">
-          <h1>{page.integrationTitle}</h1>
-          <p className="muted">
-            Installed in {where}
-            {page.parentId ? (
-              <>
-                {' '}
-                · <Link to={`/installations/${encodeURIComponent(page.parentId)}`}>organization installation</Link>
-              </>
-            ) : null}{' '}
-            · <Link to={`/integrations/${encodeURIComponent(page.integration)}`}>about the integration</Link>
-          </p>
-        </div>
-      </header>
-      <StatusPanel installation={page} role={organization.data?.role} />
-      <section aria-labelledby="configuration-heading">
-        <h2 id="configuration-heading">Configuration</h2>
-        <ConfigurationForm key={page.id} installation={page} />
-        <ScreenComponents
-          installationId={page.id}
-          integration={page.integration}
-          level={page.target.type === 'organization' ? 'account' : 'site'}
-          paused={page.status === 'paused'}
-        />
-      </section>
-      {page.target.type === 'organization' ? <PlacesPanel installation={page} /> : null}
-      {webhook || page.endpoints.length > 0 ? (
-        <>
-          <DeliveriesRegion installationId={page.id} live={live} />
-          <EndpointHealth installation={page} />
-          <SigningSecretPanel installationId={page.id} />
-        </>
-      ) : null}
-      <DispatchLog installationId={page.id} live={live} />
-    </article>
+    <ManagePermissionProvider
+      role={organization.data?.role}
+      organizationTitle={organization.data?.title ?? page.organization}
+    >
+      <article>
+        <header className="page-head">
+          {page.integrationIcon ? <img className="icon large" src={page.integrationIcon} alt="" /> : null}
+          <div className="grow">
+            <h1>{page.integrationTitle}</h1>
+            <p className="muted">
+              Installed in {where}
+              {page.parentId ? (
+                <>
+                  {' '}
+                  · <Link to={`/installations/${encodeURIComponent(page.parentId)}`}>organization installation</Link>
+                </>
+              ) : null}{' '}
+              · <Link to={`/integrations/${encodeURIComponent(page.integration)}`}>about the integration</Link>
+            </p>
+          </div>
+        </header>
+        <StatusPanel installation={page} role={organization.data?.role} />
+        <section aria-labelledby="configuration-heading">
+          <h2 id="configuration-heading">Configuration</h2>
+          <ConfigurationForm key={page.id} installation={page} />
+          <ScreenComponents
+            installationId={page.id}
+            integration={page.integration}
+            level={page.target.type === 'organization' ? 'account' : 'site'}
+            paused={page.status === 'paused'}
+          />
+        </section>
+        {page.target.type === 'organization' ? <PlacesPanel installation={page} /> : null}
+        {webhook || page.endpoints.length > 0 ? (
+          <>
+            <DeliveriesRegion installationId={page.id} live={live} />
+            <EndpointHealth installation={page} />
+            <SigningSecretPanel installationId={page.id} />
+          </>
+        ) : null}
+        <DispatchLog installationId={page.id} live={live} />
+      </article>
+    </ManagePermissionProvider>
   );
 }
 

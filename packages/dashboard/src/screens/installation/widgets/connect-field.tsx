@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
 import { api, call } from '../../../api/client';
 import { ErrorNote } from '../../../components/error-note';
+import { useManagePermission } from '../manage-permission';
 import { type FormContext, fieldOf } from './form-context';
 
 /**
@@ -15,6 +16,7 @@ export function ConnectField({ name, schema, registry }: FieldProps) {
   const property = name;
   const field = fieldOf(context, property);
   const title = field?.title ?? schema.title ?? property;
+  const permission = useManagePermission();
   const start = useMutation({
     mutationFn: () =>
       call(
@@ -32,7 +34,12 @@ export function ConnectField({ name, schema, registry }: FieldProps) {
       <legend className="label">{title}</legend>
       {field?.description ? <span className="description">{field.description}</span> : null}
       <div className="row">
-        <Button className="button" isPending={start.isPending} onPress={() => start.mutate()}>
+        <Button
+          className="button"
+          isPending={start.isPending}
+          onPress={() => start.mutate()}
+          isDisabled={!permission.allowed}
+        >
           {field?.connected ? 'Reconnect' : (field?.buttonText ?? 'Connect')}
         </Button>
         {field?.connected ? (
