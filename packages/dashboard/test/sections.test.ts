@@ -93,6 +93,41 @@ describe('the installation page in sections', { timeout: 120_000 }, () => {
     });
   }
 
+  it('shows each row’s status and action at 390 px without scrolling sideways', async () => {
+    await world.admin('POST', '/v1/events', {
+      type: 'space_content_updated',
+      spaceId: 'docs',
+      revisionId: 'r1',
+      eventId: 'narrow-1',
+    });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${world.url}/installations/${space}#deliveries`);
+    const deliveries = page.getByRole('region', { name: 'Delivery list' });
+    await deliveries.getByRole('button', { name: 'Redeliver' }).nth(30).waitFor();
+    const rows = deliveries.locator('tbody > tr.log-row');
+    for (let i = 0; i < 3; i++) {
+      const row = rows.nth(i);
+      await row.scrollIntoViewIfNeeded();
+      for (const part of [row.locator('.status').first(), row.getByRole('button', { name: 'Redeliver' })]) {
+        const box = await part.boundingBox();
+        expect(box, `row ${i}`).not.toBeNull();
+        expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= 390, `row ${i} in view`).toBe(true);
+      }
+    }
+    const events = page.getByRole('region', { name: 'Event list' });
+    const event = events.locator('tbody > tr.log-row').first();
+    await event.waitFor();
+    await event.scrollIntoViewIfNeeded();
+    const result = await event.locator('.status').first().boundingBox();
+    expect((result?.x ?? -1) >= 0 && (result?.x ?? 0) + (result?.width ?? 0) <= 390).toBe(true);
+    // Neither list scrolls sideways.
+    for (const list of [deliveries, events]) {
+      expect(await list.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    }
+    await screenshot(page, 'deliveries-390', { fullPage: false });
+    await checkBothWidths(page, 'the deliveries and events as cards');
+  });
+
   it('names the browser tab after each screen', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     for (const [path, title] of [

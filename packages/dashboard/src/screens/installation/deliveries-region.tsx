@@ -79,7 +79,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
       ) : null}
       {rows?.length ? (
         <ScrollTable label="Delivery list">
-          <table>
+          <table className="cards">
             <thead>
               <tr>
                 <th>Created</th>
@@ -176,10 +176,10 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
   });
   return (
     <tr className="log-row" id={`delivery-${delivery.id}`} data-status={delivery.status} data-delivery={delivery.id}>
-      <td>
+      <td data-label="Created">
         <TimeText at={delivery.createdAt} />
       </td>
-      <td>
+      <td data-label="Event">
         <span id={`delivery-${delivery.id}-type`}>
           {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : eventName(delivery.type)}
         </span>
@@ -189,7 +189,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         <div className="muted wrap-anywhere">{delivery.url}</div>
         {delivery.redeliveryOf ? <EarlierDeliveries installationId={installationId} delivery={delivery} /> : null}
       </td>
-      <td>
+      <td data-label="Status">
         <StatusText status={delivery.status} />
         {delivery.nextAttemptAt ? (
           <div className="muted">
@@ -198,7 +198,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         ) : null}
         {delivery.lastError ? <div className="field-error">{delivery.lastError}</div> : null}
       </td>
-      <td>
+      <td data-label="Attempts">
         <details>
           <summary>{delivery.attempts.length} attempt(s)</summary>
           <table>

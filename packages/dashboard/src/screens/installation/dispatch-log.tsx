@@ -35,7 +35,7 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
       {empty ? <p className="muted">{anySystem.data ? 'No event but system events yet.' : 'No event yet.'}</p> : null}
       {rows.length > 0 ? (
         <ScrollTable label="Event list">
-          <table>
+          <table className="cards">
             <thead>
               <tr>
                 <th>Time</th>
@@ -72,16 +72,16 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
   const state = skipped ? 'skipped' : ok ? 'ok' : unhandled ? 'not-handled' : 'failed';
   return (
     <tr className="log-row" data-status={state}>
-      <td>
+      <td data-label="Time">
         <TimeText at={dispatch.at} />
       </td>
-      <td>
+      <td data-label="Event">
         {eventName(dispatch.type)}
         {dispatch.eventId && !/^setup_\d+$/.test(dispatch.eventId) ? (
           <div className="muted">{dispatch.eventId}</div>
         ) : null}
       </td>
-      <td>
+      <td data-label="Result">
         {skipped ? (
           <span className="status not-handled" title="The installation was paused: the event was not sent, nor kept">
             {dispatch.skipped === 'paused' ? 'skipped while paused' : `skipped (${dispatch.skipped})`}
@@ -96,8 +96,8 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
           </span>
         )}
       </td>
-      <td>{skipped ? '—' : `${dispatch.durationMs} ms`}</td>
-      <td>
+      <td data-label="Duration">{skipped ? '—' : `${dispatch.durationMs} ms`}</td>
+      <td data-label="Error and logs">
         {dispatch.error && !unhandled && !skipped ? <div className="field-error">{dispatch.error}</div> : null}
         {dispatch.logs.length > 0 ? (
           <details>
