@@ -128,6 +128,28 @@ describe('the installation page in sections', { timeout: 120_000 }, () => {
     await checkBothWidths(page, 'the deliveries and events as cards');
   });
 
+  it('does not mark an empty required field in red before anything was typed', async () => {
+    await world.admin('POST', '/v1/orgs/acme/spaces', { id: 'fresh', title: 'Fresh' });
+    const fresh = (await world.as(world.tokens.ada)('POST', `/v1/installations/${org}/spaces/fresh`)).body.id as string;
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.goto(`${world.url}/installations/${fresh}`);
+      await page.getByText('pending', { exact: true }).waitFor();
+      // The status panel says what is missing; the field itself is not in error yet.
+      expect(await page.getByRole('list', { name: 'What is missing' }).textContent()).toBe('Webhook URL is required');
+      const form = page.getByRole('form', { name: 'Configuration' });
+      expect(await form.getByText('Webhook URL is required').count()).toBe(0);
+      expect(await form.getByRole('textbox', { name: /Webhook URL/ }).getAttribute('aria-invalid')).not.toBe('true');
+      await checkBothWidths(page, 'a new webhook installation');
+      // Saving it empty says so beside the field.
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByText('Webhook URL is required').waitFor();
+    }
+  });
+
   it('names the browser tab after each screen', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     for (const [path, title] of [

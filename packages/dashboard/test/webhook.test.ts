@@ -88,7 +88,7 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     expect(await rows().count()).toBe(1);
     const first = rows().first();
     expect(await first.textContent()).toContain('event-r1');
-    await first.getByText('1 attempt(s)').click();
+    await first.getByText('1 attempt', { exact: true }).click();
     expect(await first.locator('details table tbody tr').count()).toBe(1);
     expect(await first.locator('details table tbody tr td').nth(2).textContent()).toBe('200');
     expect(receiver.received.filter((r) => r.path === '/hooks')).toHaveLength(1);

@@ -93,7 +93,9 @@ export function ConfigurationForm({ installation }: { installation: Installation
       void client.invalidateQueries({ queryKey: ['render', installation.id] });
     },
   });
-  const serverErrors = save.data?.errors ?? installation.errors;
+  // Before this form saved anything, a field left empty is not marked in red: nobody typed yet, and
+  // the status panel already lists what is missing. Other stored problems show at once.
+  const serverErrors = save.data?.errors ?? installation.errors.filter((error) => !/ is required$/.test(error.message));
   const warnings = save.data?.warnings ?? installation.warnings;
   const refusal = save.error instanceof ApiError ? save.error : undefined;
   // A refused save names its fields: `errors` (wrong values, undeclared properties) or `property`.

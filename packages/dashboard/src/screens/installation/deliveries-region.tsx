@@ -13,6 +13,7 @@ import {
 } from 'react-aria-components';
 import { api, call } from '../../api/client';
 import { type Delivery, type DeliveryFilter, useDeliveries, useEventDeliveries } from '../../api/queries';
+import { countOf } from '../../components/count-of';
 import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
@@ -157,7 +158,7 @@ function EarlierDeliveries({ installationId, delivery }: { installationId: strin
         <ul className="plain-list earlier-deliveries" aria-label="Earlier deliveries">
           {earlier.map((d) => (
             <li key={d.id} id={itemId(d.id)} tabIndex={-1}>
-              <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {d.attempts.length} attempt(s)
+              <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {countOf(d.attempts.length, 'attempt')}
               {d.lastError ? ` · ${d.lastError}` : ''}
             </li>
           ))}
@@ -200,7 +201,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
       </td>
       <td data-label="Attempts">
         <details>
-          <summary>{delivery.attempts.length} attempt(s)</summary>
+          <summary className="nowrap">{countOf(delivery.attempts.length, 'attempt')}</summary>
           <table>
             <thead>
               <tr>

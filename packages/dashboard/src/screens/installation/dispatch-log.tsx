@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button, Checkbox } from 'react-aria-components';
 import { type Dispatch, useAnySystemEvent, useDispatches } from '../../api/queries';
+import { countOf } from '../../components/count-of';
 import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
@@ -32,7 +33,11 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
       </Checkbox>
       {dispatches.isPending ? <Loading /> : null}
       {dispatches.error ? <ErrorNote error={dispatches.error} /> : null}
-      {empty ? <p className="muted">{anySystem.data ? 'No event but system events yet.' : 'No event yet.'}</p> : null}
+      {empty ? (
+        <p className="muted">
+          {anySystem.data ? 'Only system events so far: tick Show system events to see them.' : 'No event yet.'}
+        </p>
+      ) : null}
       {rows.length > 0 ? (
         <ScrollTable label="Event list">
           <table className="cards">
@@ -101,7 +106,7 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
         {dispatch.error && !unhandled && !skipped ? <div className="field-error">{dispatch.error}</div> : null}
         {dispatch.logs.length > 0 ? (
           <details>
-            <summary>{dispatch.logs.length} log line(s)</summary>
+            <summary>{countOf(dispatch.logs.length, 'log line')}</summary>
             <pre>{dispatch.logs.join('\n')}</pre>
           </details>
         ) : null}
