@@ -87,7 +87,7 @@ describe('names and feedback', { timeout: 120_000 }, () => {
     await page.goto(`${world.url}/installations/${inDocs}`);
     const events = page.getByRole('region', { name: 'Events' });
     // Its setup event and the dashboard's renders are system events: hidden until asked for.
-    await events.getByText('Only system events so far: tick Show system events to see them.').waitFor();
+    await events.getByText('Only system events so far: tick the box above to see them.').waitFor();
     expect(await events.getByText('Setup (space)').count()).toBe(0);
     await events.getByText('Show system events').click();
     // The showcase has no handler for its setup event: it answers 404, which reads "not handled", not as a failure.

@@ -35,7 +35,7 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
       {dispatches.error ? <ErrorNote error={dispatches.error} /> : null}
       {empty ? (
         <p className="muted">
-          {anySystem.data ? 'Only system events so far: tick Show system events to see them.' : 'No event yet.'}
+          {anySystem.data ? 'Only system events so far: tick the box above to see them.' : 'No event yet.'}
         </p>
       ) : null}
       {rows.length > 0 ? (
