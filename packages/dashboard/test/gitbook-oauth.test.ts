@@ -71,13 +71,16 @@ describe.each(backends)('OAuth Connect of a GitBook-dialect integration on $name
     expect(await axeViolations(page)).toEqual([]);
     await save(page, 'gitbook-oauth-connect');
 
+    // Connect opens a popup (issue 41): the dashboard stays where it is.
+    const opened = page.waitForEvent('popup');
     await account.getByRole('button', { name: 'Connect' }).click();
+    const popup = await opened;
     // The provider's development sign-in and consent pages; the request names the integration-wide redirect.
-    await signInAtProvider(page, provider.url);
-    await page.waitForURL((url) => url.href.startsWith(`${world.url}/v1/integrations/gb-oauth/public/oauth?code=`));
-    await page.getByRole('heading', { name: 'Your provider account is connected' }).waitFor();
-
-    await page.goto(`${world.url}/installations/${id}`);
+    await signInAtProvider(popup, provider.url);
+    await popup.waitForURL((url) => url.href.startsWith(`${world.url}/v1/integrations/gb-oauth/public/oauth?code=`));
+    await popup.getByRole('heading', { name: 'Your provider account is connected' }).waitFor();
+    expect(page.url()).toBe(`${world.url}/installations/${id}`);
+    await popup.close();
     await page.getByRole('group', { name: 'Provider account' }).getByText('connected', { exact: true }).waitFor();
     await page.getByText('active', { exact: true }).waitFor();
     expect(await axeViolations(page)).toEqual([]);

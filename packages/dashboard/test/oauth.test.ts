@@ -51,13 +51,17 @@ describe('OAuth Connect', { timeout: 120_000 }, () => {
     const direct = await fetch(`${world.url}/v1/installations/${id}/public/oauth`, { redirect: 'manual' });
     expect(direct.status).toBe(403);
 
+    // Connect opens a popup (issue 41): the dashboard stays where it is.
+    const opened = page.waitForEvent('popup');
     await account.getByRole('button', { name: 'Connect' }).click();
+    const popup = await opened;
     // The provider's development sign-in and consent pages.
-    await signInAtProvider(page, provider.url);
-    await page.waitForURL((url) => url.href.startsWith(`${world.url}/v1/installations/${id}/public/oauth`));
-    await page.getByRole('heading').first().waitFor();
-
-    await page.goto(`${world.url}/installations/${id}`);
+    await signInAtProvider(popup, provider.url);
+    await popup.waitForURL((url) => url.href.startsWith(`${world.url}/v1/installations/${id}/public/oauth`));
+    await popup.getByRole('heading').first().waitFor();
+    expect(page.url()).toBe(`${world.url}/installations/${id}`);
+    await popup.close();
+    // The dashboard shows it connected by itself, without a reload.
     await page.getByRole('group', { name: 'Account' }).getByText('connected', { exact: true }).waitFor();
     await page.getByText('active', { exact: true }).waitFor();
     const stored = await world.admin('GET', `/v1/installations/${id}`);

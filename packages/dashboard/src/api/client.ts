@@ -56,8 +56,13 @@ export async function callWithHeaders<T>(request: Promise<Answer<T>>): Promise<{
   let answer: Answer<T>;
   try {
     answer = await request;
-  } catch (error) {
-    throw new ApiError(0, 'network', `the server could not be reached (${(error as Error).message}); is it running?`);
+  } catch {
+    // In plain words, once: the browser's own text ("Failed to fetch") says nothing more to a person.
+    throw new ApiError(
+      0,
+      'network',
+      'the Portico server could not be reached, so nothing was done: try again once it answers',
+    );
   }
   if (answer.response.ok) return { data: answer.data as T, headers: answer.response.headers };
   const body = answer.error as { error?: { code?: unknown; message?: unknown } & Record<string, unknown> } | undefined;

@@ -1,6 +1,12 @@
 import { ApiError } from '../api/client';
 import { MessageText } from './message-text';
 
+/**
+ * Codes whose message already says it all in plain words: a code tail ("(network)",
+ * "(unauthenticated)") would only repeat it in technical terms.
+ */
+const QUIET_CODES = new Set(['network', 'unauthenticated', 'forbidden', 'not_found']);
+
 /** An error as a person reads it: what the server said and, for an API error, its code. */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
   // A request of a signed-in page refused as unauthenticated: the session ended (the server's text
@@ -15,7 +21,9 @@ export function ErrorNote({ error, title }: { error: unknown; title?: string }) 
     <div role="alert" className="error-note">
       {title ? <strong>{title}: </strong> : null}
       <MessageText message={message} />
-      {error instanceof ApiError && error.code ? <span className="error-code"> ({error.code})</span> : null}
+      {error instanceof ApiError && error.code && !QUIET_CODES.has(error.code) ? (
+        <span className="error-code"> ({error.code})</span>
+      ) : null}
     </div>
   );
 }

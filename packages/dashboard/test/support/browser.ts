@@ -27,11 +27,11 @@ export async function launchChromium(): Promise<Browser> {
 
 const screenshots = new URL('../../../../docs/screenshots/', import.meta.url).pathname;
 
-/** Saves a screenshot of the page to docs/screenshots/NAME.png, only when PORTICO_SCREENSHOTS=1 (CI leaves them be). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Saves a screenshot of the page (whole, or what is in view) to docs/screenshots/NAME.png, only when PORTICO_SCREENSHOTS=1 (CI leaves them be). */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   if (process.env.PORTICO_SCREENSHOTS !== '1') return;
   mkdirSync(screenshots, { recursive: true });
-  await page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${screenshots}${name}.png`, fullPage });
 }
 
 /** The text of the elements a control's aria-describedby points at, joined by a space. */

@@ -60,28 +60,35 @@ export async function roleIn(
   return (await membership.first(ctx.db, organizationId, principal.userId))?.role;
 }
 
-/** The operator, or a member (any role, or `admin` when asked) of the organization. */
+/** The operator, or a member (any role, or `admin` when asked, for `action`) of the organization. */
 export async function requireMember(
   ctx: ServiceContext,
   principal: Principal,
   organizationId: string,
   role: 'member' | 'admin' = 'member',
+  action?: string,
 ): Promise<void> {
   if (principal.kind === 'admin') return;
-  requireRole(await roleIn(ctx, principal, organizationId), organizationId, role);
+  requireRole(await roleIn(ctx, principal, organizationId), organizationId, role, action);
 }
 
-/** Refuses a user whose role in the organization (`has`, undefined when not a member) is not enough. */
+/**
+ * Refuses a user whose role in the organization (`has`, undefined when not a member) is not enough.
+ * The refusal names the role needed, and `action` (what was asked, "rotating the signing secret")
+ * when given, so a member knows who can do it for them.
+ */
 export function requireRole(
   has: 'admin' | 'member' | undefined,
   organizationId: string,
   role: 'member' | 'admin' = 'member',
+  action?: string,
 ): void {
-  if (has === undefined || (role === 'admin' && has !== 'admin')) {
+  if (has === undefined) throw forbidden(`you are not a member of the organization ${organizationId}`);
+  if (role === 'admin' && has !== 'admin') {
     throw forbidden(
-      role === 'admin'
+      action === undefined
         ? `only admins of the organization ${organizationId} (or the operator) may do this`
-        : `you are not a member of the organization ${organizationId}`,
+        : `${action} needs the admin role in the organization ${organizationId}, and you are a member: ask one of its admins (or the operator)`,
     );
   }
 }

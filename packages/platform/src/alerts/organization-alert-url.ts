@@ -61,7 +61,7 @@ export async function setAlertUrl(
   organizationId: string,
   input: { url: string },
 ) {
-  await requireMember(ctx, principal, organizationId, 'admin');
+  await requireMember(ctx, principal, organizationId, 'admin', 'setting the alert URL');
   await getOrganization(ctx, organizationId);
   const url = input.url.trim();
   const problem = alertUrlProblem(url, ctx.allowPrivateNetwork);
@@ -97,7 +97,7 @@ export async function setAlertUrl(
 
 /** Clears the organization's alert URL (its alerts installation and secret stay, for the next URL). */
 export async function clearAlertUrl(ctx: ServiceContext, principal: Principal, organizationId: string) {
-  await requireMember(ctx, principal, organizationId, 'admin');
+  await requireMember(ctx, principal, organizationId, 'admin', 'clearing the alert URL');
   await getOrganization(ctx, organizationId);
   const row = await settings.alertSettingOf(ctx.db, organizationId);
   if (row !== undefined && row.url !== null) {
@@ -108,7 +108,7 @@ export async function clearAlertUrl(ctx: ServiceContext, principal: Principal, o
 
 /** The alerts installation of the organization, for its admins; 404 before an alert URL was first set. */
 async function alertsInstallation(ctx: ServiceContext, principal: Principal, organizationId: string) {
-  await requireMember(ctx, principal, organizationId, 'admin');
+  await requireMember(ctx, principal, organizationId, 'admin', 'reading or rotating the alert signing secret');
   await getOrganization(ctx, organizationId);
   const row = await settings.alertSettingOf(ctx.db, organizationId);
   if (row === undefined) {

@@ -109,7 +109,8 @@ describe.each(backends)('organization alert URLs on $name', (backend) => {
     expect(byMember.status).toBe(403);
     expect(byMember.body.error).toEqual({
       code: 'forbidden',
-      message: 'only admins of the organization acme (or the operator) may do this',
+      message:
+        'setting the alert URL needs the admin role in the organization acme, and you are a member: ask one of its admins (or the operator)',
     });
     expect((await cy('DELETE', '/v1/orgs/acme/alert-url')).status).toBe(403);
 

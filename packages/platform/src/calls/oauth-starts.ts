@@ -14,7 +14,7 @@ import { didYouMean, type Manifest } from '@portico/manifest';
 import { hashToken } from '../access/tokens.js';
 import { DomainError, forbidden, invalid } from '../errors/domain-error.js';
 import { levelOf } from '../installations/configuration.js';
-import { authorizedInstallation } from '../installations/load.js';
+import { managedInstallation } from '../installations/load.js';
 import { publicEndpointOf } from '../installations/views.js';
 import { loadIntegration } from '../integrations/read.js';
 import type { Principal, ServiceContext } from '../types.js';
@@ -91,7 +91,7 @@ export async function startOAuth(
   if (principal.kind === 'installation') {
     throw forbidden('an OAuth connection is started by a person: sign in and press Connect');
   }
-  const row = await authorizedInstallation(ctx, principal, id);
+  const row = await managedInstallation(ctx, principal, id, 'connecting an account');
   if (row.status === 'paused') {
     throw new DomainError(
       'conflict',

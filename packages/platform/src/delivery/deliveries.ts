@@ -4,7 +4,7 @@ import { customHeaderProblems, DEFAULT_DELIVERY_POLICY, deliveryPolicyProblem } 
 import type { Kysely, Selectable } from 'kysely';
 import { newTimeOrderedId } from '../access/tokens.js';
 import { invalid, notFound } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../installations/load.js';
+import { authorizedInstallation, managedInstallation } from '../installations/load.js';
 import * as deliveries from '../storage/repositories/deliveries.js';
 import type { Database } from '../storage/schema.js';
 import type { DeliveryTargets, Principal, ServiceContext } from '../types.js';
@@ -56,7 +56,9 @@ export async function requestDelivery(
   input: DeliveryRequest,
   known?: DeliveryTargets,
 ) {
-  await authorizedInstallation(ctx, principal, installationId);
+  // A person asking for a signed delivery to a URL of their choosing manages the installation (the
+  // contract's Roles); an installation's own token asks for its own.
+  await managedInstallation(ctx, principal, installationId, 'asking for a delivery');
   try {
     const url = new URL(input.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
@@ -125,7 +127,7 @@ export async function requestDelivery(
 export async function redeliver(ctx: ServiceContext, principal: Principal, deliveryId: string) {
   const original = await deliveries.deliveryById(ctx.db, deliveryId);
   if (!original) throw notFound(`the delivery ${deliveryId}`);
-  await authorizedInstallation(ctx, principal, original.installation_id);
+  await managedInstallation(ctx, principal, original.installation_id, 'redelivering');
   const endpoint = await currentEndpointOf(ctx, original);
   if (endpoint.disabled_at !== null) throw endpointDisabled(original.installation_id, endpoint);
   const row = redeliveryOf(original, endpoint, ctx.now());

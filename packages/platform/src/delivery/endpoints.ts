@@ -10,7 +10,7 @@
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import { newId } from '../access/tokens.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../installations/load.js';
+import { authorizedInstallation, managedInstallation } from '../installations/load.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
 import * as endpoints from '../storage/repositories/endpoints.js';
 import type { Database } from '../storage/schema.js';
@@ -222,7 +222,7 @@ export async function endpointsOf(db: Kysely<Database>, installationId: string):
 
 /** Enables a disabled endpoint: its failures are forgotten and new deliveries go to it again. */
 export async function enableEndpoint(ctx: ServiceContext, principal: Principal, installationId: string, id: string) {
-  await authorizedInstallation(ctx, principal, installationId);
+  await managedInstallation(ctx, principal, installationId, 'enabling an endpoint');
   const recovered = await ctx.alerts?.endpointEnabling(installationId, id);
   const now = ctx.now();
   const row = await endpoints.enable(ctx.db, installationId, id, now);

@@ -3,8 +3,9 @@
  * form both schemes read (decision 032); after a rotation the old one signs for 24 h more.
  */
 import { randomBytes } from 'node:crypto';
+import { managedInstallation } from '../installations/load.js';
 import * as signingSecrets from '../storage/repositories/signing-secrets.js';
-import type { ServiceContext } from '../types.js';
+import type { Principal, ServiceContext } from '../types.js';
 
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -69,4 +70,21 @@ export async function secretsView(
       expiresAt: new Date(Number(row.expires_at)).toISOString(),
     })),
   };
+}
+
+/**
+ * Reveals the installation's signing secrets to whoever may manage it (the contract's Roles: an
+ * admin of its organization, the operator, or its own token); a member is refused with 403, since
+ * the secret lets whoever holds it sign as Portico.
+ */
+export async function revealSecrets(ctx: ServiceContext, principal: Principal, installationId: string) {
+  await managedInstallation(ctx, principal, installationId, 'revealing the signing secret');
+  return secretsView(ctx, installationId);
+}
+
+/** Rotates the installation's signing secret for whoever may manage it, and answers what `revealSecrets` does. */
+export async function rotateSecretOf(ctx: ServiceContext, principal: Principal, installationId: string) {
+  await managedInstallation(ctx, principal, installationId, 'rotating the signing secret');
+  await rotateSecret(ctx, installationId);
+  return secretsView(ctx, installationId);
 }

@@ -9,7 +9,7 @@ import { customHeaderProblems, deliveryPolicyProblem, parseHeaderLines } from '@
 import { newId } from '../access/tokens.js';
 import { conflict, invalid, notFound } from '../errors/domain-error.js';
 import type { Configuration } from '../installations/configuration.js';
-import { authorizedInstallation } from '../installations/load.js';
+import { managedInstallation } from '../installations/load.js';
 import {
   isBuiltinWebhookIntegration,
   selectableEvents,
@@ -161,13 +161,8 @@ export interface SubscriptionInput {
 }
 
 /** The installation, if it is a webhook installation in a space or site (subscriptions are theirs). */
-async function webhookInstallation(
-  ctx: ServiceContext,
-  principal: Principal,
-  installationId: string,
-  role: 'member' | 'admin',
-) {
-  const installation = await authorizedInstallation(ctx, principal, installationId, role);
+async function webhookInstallation(ctx: ServiceContext, principal: Principal, installationId: string, action: string) {
+  const installation = await managedInstallation(ctx, principal, installationId, action);
   if (
     !(await isBuiltinWebhookIntegration(ctx.db, installation.integration_name)) ||
     installation.target_type === 'organization'
@@ -248,7 +243,7 @@ export async function createSubscription(
   installationId: string,
   input: SubscriptionInput,
 ): Promise<EndpointView> {
-  const installation = await webhookInstallation(ctx, principal, installationId, 'admin');
+  const installation = await webhookInstallation(ctx, principal, installationId, 'subscribing a URL');
   const fields = checked(ctx, installation.target_type, undefined, input);
   const row = await ctx.db
     .transaction()
@@ -263,7 +258,7 @@ export async function updateSubscription(
   id: string,
   input: SubscriptionInput,
 ): Promise<EndpointView> {
-  const installation = await webhookInstallation(ctx, principal, installationId, 'admin');
+  const installation = await webhookInstallation(ctx, principal, installationId, 'changing a subscription');
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = await subscriptions.liveById(trx, installationId, id);
     if (!before) throw notFound(`the endpoint ${id} of the installation ${installationId}`);
@@ -280,7 +275,7 @@ export async function removeSubscription(
   installationId: string,
   id: string,
 ): Promise<void> {
-  await webhookInstallation(ctx, principal, installationId, 'admin');
+  await webhookInstallation(ctx, principal, installationId, 'removing a subscription');
   await ctx.db.transaction().execute(async (trx) => {
     const before = await subscriptions.liveById(trx, installationId, id);
     if (!before) throw notFound(`the endpoint ${id} of the installation ${installationId}`);

@@ -1,7 +1,7 @@
 /** Send test event: a signed example to a webhook installation's URL, through the delivery engine like any event. */
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../errors/domain-error.js';
-import { authorizedInstallation } from '../installations/load.js';
+import { managedInstallation } from '../installations/load.js';
 import { webhookHeaders, webhookPolicy } from '../installations/webhook-configuration.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { requestDelivery } from './deliveries.js';
@@ -15,7 +15,7 @@ export const TEST_EVENT_TYPE = 'webhook_test';
  * (under its delivery policy).
  */
 export async function sendTestDelivery(ctx: ServiceContext, principal: Principal, installationId: string) {
-  const row = await authorizedInstallation(ctx, principal, installationId);
+  const row = await managedInstallation(ctx, principal, installationId, 'sending a test event');
   const configuration = JSON.parse(row.configuration) as Record<string, unknown>;
   const url = configuration.url;
   if (typeof url !== 'string' || url === '') {

@@ -49,7 +49,10 @@ export async function updateInstallation(
   if (principal.kind === 'installation') await authorize(principal, await rootOf(ctx, principal), installationId);
   const organization = await organizationInstallation(ctx, integration, installationId);
   const target = place === undefined ? organization : await placeInstallation(ctx, organization, place);
-  if (principal.kind !== 'installation') await requireMember(ctx, principal, organization.organization_id);
+  // A person updating an installation configures it: an admin's call (the contract's Roles).
+  if (principal.kind !== 'installation') {
+    await requireMember(ctx, principal, organization.organization_id, 'admin', 'changing the configuration');
+  }
   if (update.externalIds !== undefined) {
     throw invalid(
       'unsupported',

@@ -18,7 +18,7 @@ import {
   validateConfiguration,
   withoutBlankStrings,
 } from './configuration.js';
-import { authorizedInstallation, lockedInstallation } from './load.js';
+import { lockedInstallation, managedInstallation } from './load.js';
 import { owe } from './owed-events.js';
 import {
   isBuiltinWebhook,
@@ -50,7 +50,8 @@ export async function patchConfiguration(
   id: string,
   input: Configuration,
 ): Promise<ConfigurationResult> {
-  const before = await authorizedInstallation(ctx, principal, id);
+  // Configuring is managing (the contract's Roles): a member is refused before anything is read or written.
+  const before = await managedInstallation(ctx, principal, id, 'changing the configuration');
   return writeConfiguration(ctx, before, input, { undeclared: 'refused', byIntegration: false });
 }
 

@@ -32,7 +32,7 @@ export async function installForOrganization(
 ): Promise<InstallationView> {
   if (principal.kind === 'installation') throw forbidden('an installation token cannot install integrations');
   await getOrganization(ctx, organizationId);
-  await requireMember(ctx, principal, organizationId);
+  await requireMember(ctx, principal, organizationId, 'admin', 'installing an integration');
   const { row: integration, manifest } = await loadIntegration(ctx, input.integration).catch(() => {
     throw notFound(`the integration ${input.integration}`);
   });
@@ -63,7 +63,7 @@ export async function installInto(
 ): Promise<InstallationView> {
   if (principal.kind === 'installation') throw forbidden('an installation token cannot install integrations');
   const parent = await loadInstallation(ctx, parentId);
-  await requireMember(ctx, principal, parent.organization_id);
+  await requireMember(ctx, principal, parent.organization_id, 'admin', `installing into a ${target.type}`);
   if (parent.target_type !== 'organization') {
     throw invalid(
       'not_an_organization_installation',

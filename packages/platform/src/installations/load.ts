@@ -21,6 +21,8 @@ export async function authorizedInstallation(
   principal: Principal,
   id: string,
   role: 'member' | 'admin' = 'member',
+  /** What was asked ("pausing it"), named when a member is refused. */
+  action?: string,
 ): Promise<Row> {
   if (principal.kind === 'installation') {
     if (principal.installationId !== id) throw forbidden('an installation token can only reach its own installation');
@@ -36,7 +38,32 @@ export async function authorizedInstallation(
   );
   if (!found) throw notFound(`the installation ${id}`);
   const { member_role, ...row } = found;
-  if (principal.kind === 'user') requireRole(member_role ?? undefined, row.organization_id, role);
+  if (principal.kind === 'user') requireRole(member_role ?? undefined, row.organization_id, role, action);
+  return row;
+}
+
+/**
+ * The installation, for a change only an organization admin may make (the contract's Roles:
+ * configure, choose places, reveal or rotate signing secrets, send test events, redeliver,
+ * recover): the operator, an admin of its organization, or its own installation token (an
+ * integration writes its own configuration and asks for its own deliveries). A member is refused
+ * with 403 `forbidden` naming the admin role and `action` ("rotating the signing secret").
+ */
+export async function managedInstallation(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  action: string,
+): Promise<Row> {
+  if (principal.kind === 'installation') return authorizedInstallation(ctx, principal, id);
+  const found = await installations.installationWithRole.first(
+    ctx.db,
+    id,
+    principal.kind === 'user' ? principal.userId : nobody,
+  );
+  if (!found) throw notFound(`the installation ${id}`);
+  const { member_role, ...row } = found;
+  if (principal.kind === 'user') requireRole(member_role ?? undefined, row.organization_id, 'admin', action);
   return row;
 }
 

@@ -14,7 +14,13 @@ export async function setPaused(
   id: string,
   paused: boolean,
 ): Promise<InstallationView> {
-  const current = await authorizedInstallation(ctx, principal, id, 'admin');
+  const current = await authorizedInstallation(
+    ctx,
+    principal,
+    id,
+    'admin',
+    paused ? 'pausing an installation' : 'resuming an installation',
+  );
   const { manifest, gitbook } = await loadIntegration(ctx, current.integration_name);
   return ctx.db
     .transaction()

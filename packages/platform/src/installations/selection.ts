@@ -5,7 +5,6 @@
  * installation, created (with its setup event) or removed in the same transaction as the change.
  */
 import type { Transaction } from 'kysely';
-import { roleIn } from '../access/auth.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { checkTarget } from '../gitbook/dialect.js';
 import { loadIntegration } from '../integrations/read.js';
@@ -26,8 +25,8 @@ export interface SelectionPatch {
 }
 
 /**
- * Changes an organization installation's selection. Adding places needs a member of the
- * organization; removing places (uninstalling from them) needs an admin. Every place named must
+ * Changes an organization installation's selection (an admin of the organization, or the
+ * operator: choosing places is managing the integration, the contract's Roles). Every place named must
  * exist in the organization; nothing changes unless the whole patch is valid.
  */
 export async function setSelection(
@@ -37,7 +36,7 @@ export async function setSelection(
   patch: SelectionPatch,
 ): Promise<InstallationView> {
   if (principal.kind === 'installation') throw forbidden('an installation token cannot change where it is installed');
-  const installation = await authorizedInstallation(ctx, principal, id);
+  const installation = await authorizedInstallation(ctx, principal, id, 'admin', 'choosing where it is installed');
   if (installation.target_type !== 'organization') {
     throw invalid(
       'not_an_organization_installation',
@@ -57,8 +56,6 @@ export async function setSelection(
   for (const { kind, mode, places } of wanted) {
     if (mode === 'all' || (places ?? []).length > 0) checkTarget(installation.integration_name, gitbook, kind);
   }
-  const mayRemove =
-    principal.kind === 'admin' || (await roleIn(ctx, principal, installation.organization_id)) === 'admin';
   const row = await ctx.db.transaction().execute(async (trx) => {
     const current = await lockedInstallation(ctx, trx, id);
     const now = ctx.now();
@@ -68,11 +65,6 @@ export async function setSelection(
       const target = mode === 'all' ? await placeIdsOf(trx, kind, current.organization_id) : (places ?? [...installed]);
       const keep = new Set(target);
       const removed = below.filter((r) => !keep.has(r.target_id));
-      if (removed.length > 0 && !mayRemove) {
-        throw forbidden(
-          `this would uninstall ${current.integration_name} from the ${kind}s ${removed.map((r) => r.target_id).join(', ')}: only admins of the organization ${current.organization_id} (or the operator) may do this`,
-        );
-      }
       await removeInstallations(
         trx,
         removed.map((r) => r.id),

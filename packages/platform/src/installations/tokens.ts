@@ -28,7 +28,7 @@ export async function mintToken(
 
 /** Revokes the installation's token and mints a new one (the integration gets it in its next envelope). */
 export async function rotateToken(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
-  const row = await authorizedInstallation(ctx, principal, id, 'admin');
+  const row = await authorizedInstallation(ctx, principal, id, 'admin', 'rotating the installation token');
   const { manifest } = await loadIntegration(ctx, row.integration_name);
   await ctx.db.transaction().execute(async (trx) => {
     await tokens.revokeTokens(trx, id, ctx.now());

@@ -14,7 +14,7 @@ import { DELETED_EVENT, owe } from './owed-events.js';
  * that had `all` of them now has the ones that remain `selected`.
  */
 export async function uninstall(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
-  const row = await authorizedInstallation(ctx, principal, id, 'admin');
+  const row = await authorizedInstallation(ctx, principal, id, 'admin', 'uninstalling');
   await ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const below = await installations.installationsBelow(trx, id);

@@ -17,7 +17,7 @@ import { redeliveryOf } from '../delivery/deliveries.js';
 import { currentEndpointOf } from '../delivery/endpoints.js';
 import { forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { LeaseLost } from '../errors/lease-lost.js';
-import { authorizedInstallation } from '../installations/load.js';
+import { authorizedInstallation, managedInstallation } from '../installations/load.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import * as recoveries from '../storage/repositories/recoveries.js';
 import type { Database } from '../storage/schema.js';
@@ -70,7 +70,7 @@ export async function startRecovery(
   input: { since: number; until?: number | undefined },
 ): Promise<RecoveryView> {
   if (principal.kind === 'installation') throw forbidden('an installation token cannot start a recovery');
-  await authorizedInstallation(ctx, principal, installationId);
+  await managedInstallation(ctx, principal, installationId, 'recovering failed deliveries');
   const now = ctx.now();
   const until = Math.min(input.until ?? now, now);
   if (!(input.since < until)) {

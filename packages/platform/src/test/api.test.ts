@@ -278,7 +278,7 @@ describe.each(backends)('the API on $name', (backend) => {
     let org: string;
     beforeAll(async () => {
       await publish(world.tokens.ada, manifest('lifecycle', 'acme'));
-      org = (await world.as(world.tokens.bob)('POST', '/v1/orgs/acme/installations', { integration: 'lifecycle' })).body
+      org = (await world.as(world.tokens.ada)('POST', '/v1/orgs/acme/installations', { integration: 'lifecycle' })).body
         .id;
     });
 
@@ -295,7 +295,7 @@ describe.each(backends)('the API on $name', (backend) => {
         configuration: { retries: 3 },
         urls: { publicEndpoint: `${world.platform.url}/v1/installations/${org}/public` },
       });
-      const again = await world.as(world.tokens.bob)('POST', '/v1/orgs/acme/installations', {
+      const again = await world.as(world.tokens.ada)('POST', '/v1/orgs/acme/installations', {
         integration: 'lifecycle',
       });
       expect(again.status).toBe(409);
@@ -324,9 +324,9 @@ describe.each(backends)('the API on $name', (backend) => {
     });
 
     it('merges configuration edits, refuses wrong values, keeps an incomplete one pending, and moves the status', async () => {
-      const bob = world.as(world.tokens.bob);
+      const ada = world.as(world.tokens.ada);
       // A wrong value is refused whole, with the field's error: nothing is stored.
-      const wrong = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: 42, retries: 4 });
+      const wrong = await ada('PATCH', `/v1/installations/${org}/configuration`, { url: 42, retries: 4 });
       expect(wrong.status).toBe(400);
       expect(wrong.body.error).toEqual({
         code: 'invalid_configuration',
@@ -334,17 +334,17 @@ describe.each(backends)('the API on $name', (backend) => {
         errors: [{ path: 'url', message: '`url` must be text (a string)' }],
       });
       // A number too large for a double (JSON allows it; it parses as Infinity) is refused, not dropped.
-      const huge = await bob('PATCH', `/v1/installations/${org}/configuration`, '{"retries": 1.5e400}');
+      const huge = await ada('PATCH', `/v1/installations/${org}/configuration`, '{"retries": 1.5e400}');
       expect(huge.status).toBe(400);
       expect(huge.body.error.errors).toEqual([
         { path: 'retries', message: '`retries` is too large to store: enter a number between -1.7e308 and 1.7e308' },
       ]);
-      expect((await bob('GET', `/v1/installations/${org}`)).body).toMatchObject({
+      expect((await ada('GET', `/v1/installations/${org}`)).body).toMatchObject({
         status: 'pending',
         configuration: { retries: 3 },
       });
       // A required string of only whitespace is missing: stored as unset, the installation waits.
-      const blank = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: '   ' });
+      const blank = await ada('PATCH', `/v1/installations/${org}/configuration`, { url: '   ' });
       expect(blank).toEqual({
         status: 200,
         body: {
@@ -354,7 +354,7 @@ describe.each(backends)('the API on $name', (backend) => {
           warnings: [],
         },
       });
-      const valid = await bob('PATCH', `/v1/installations/${org}/configuration`, { url: 'https://hooks.example.com' });
+      const valid = await ada('PATCH', `/v1/installations/${org}/configuration`, { url: 'https://hooks.example.com' });
       expect(valid.body).toEqual({
         status: 'active',
         configuration: { retries: 3, url: 'https://hooks.example.com' },
@@ -362,33 +362,33 @@ describe.each(backends)('the API on $name', (backend) => {
         warnings: [],
       });
       // A property the manifest does not declare is refused with the rest of the patch: nothing is stored.
-      const refused = await bob('PATCH', `/v1/installations/${org}/configuration`, { retries: null, colour: 'red' });
+      const refused = await ada('PATCH', `/v1/installations/${org}/configuration`, { retries: null, colour: 'red' });
       expect(refused.status).toBe(400);
       expect(refused.body.error).toMatchObject({
         code: 'unknown_property',
         message: "`colour` is not a property of this integration's account configuration; it declares `url`, `retries`",
         errors: [{ path: 'colour' }],
       });
-      const typo = await bob('PATCH', `/v1/installations/${org}/configuration`, { urll: 'https://x.example.com' });
+      const typo = await ada('PATCH', `/v1/installations/${org}/configuration`, { urll: 'https://x.example.com' });
       expect(typo.body.error.message).toMatch(/^`urll` is not a property .* \(did you mean "url"\?\)/);
-      expect((await bob('GET', `/v1/installations/${org}`)).body).toMatchObject({
+      expect((await ada('GET', `/v1/installations/${org}`)).body).toMatchObject({
         status: 'active',
         configuration: { retries: 3, url: 'https://hooks.example.com' },
       });
-      const removed = await bob('PATCH', `/v1/installations/${org}/configuration`, { retries: null, unknown: null });
+      const removed = await ada('PATCH', `/v1/installations/${org}/configuration`, { retries: null, unknown: null });
       expect(removed.body).toEqual({
         status: 'active',
         configuration: { url: 'https://hooks.example.com' },
         errors: [],
         warnings: [],
       });
-      expect((await bob('PATCH', `/v1/installations/${org}/configuration`, [1, 2])).status).toBe(400);
-      expect((await bob('GET', `/v1/installations/${org}`)).body.status).toBe('active');
+      expect((await ada('PATCH', `/v1/installations/${org}/configuration`, [1, 2])).status).toBe(400);
+      expect((await ada('GET', `/v1/installations/${org}`)).body.status).toBe('active');
     });
 
     it('installs into a space and a site of the same organization, with the site schema', async () => {
-      const bob = world.as(world.tokens.bob);
-      const space = await bob('POST', `/v1/installations/${org}/spaces/acme-space`);
+      const ada = world.as(world.tokens.ada);
+      const space = await ada('POST', `/v1/installations/${org}/spaces/acme-space`);
       expect(space.status).toBe(201);
       expect(space.body).toMatchObject({
         target: { type: 'space', id: 'acme-space' },
@@ -396,16 +396,22 @@ describe.each(backends)('the API on $name', (backend) => {
         status: 'active',
         configuration: { enabled: true },
       });
-      const site = await bob('POST', `/v1/installations/${org}/sites/acme-site`);
+      const site = await ada('POST', `/v1/installations/${org}/sites/acme-site`);
       expect(site.body).toMatchObject({ target: { type: 'site', id: 'acme-site' }, status: 'active' });
-      const invalid = await bob('PATCH', `/v1/installations/${site.body.id}/configuration`, { enabled: 'yes' });
+      const invalid = await ada('PATCH', `/v1/installations/${site.body.id}/configuration`, { enabled: 'yes' });
       expect(invalid.status).toBe(400);
       expect(invalid.body.error.errors).toEqual([{ path: 'enabled', message: '`enabled` must be true or false' }]);
-      expect((await bob('GET', `/v1/installations/${site.body.id}`)).body.status).toBe('active');
-      expect((await bob('POST', `/v1/installations/${org}/spaces/globex-space`)).status).toBe(403);
-      expect((await bob('POST', `/v1/installations/${org}/spaces/no-such-space`)).status).toBe(404);
-      expect((await bob('POST', `/v1/installations/${space.body.id}/sites/acme-site`)).status).toBe(400);
-      expect((await bob('POST', '/v1/installations/inst_missing/spaces/acme-space')).status).toBe(404);
+      expect((await ada('GET', `/v1/installations/${site.body.id}`)).body.status).toBe('active');
+      expect((await ada('POST', `/v1/installations/${org}/spaces/globex-space`)).status).toBe(403);
+      expect((await ada('POST', `/v1/installations/${org}/spaces/no-such-space`)).status).toBe(404);
+      expect((await ada('POST', `/v1/installations/${space.body.id}/sites/acme-site`)).status).toBe(400);
+      expect((await ada('POST', '/v1/installations/inst_missing/spaces/acme-space')).status).toBe(404);
+      // A member may not choose places (the contract's Roles).
+      const member = await world.as(world.tokens.bob)('POST', `/v1/installations/${org}/spaces/acme-space`);
+      expect(member.status).toBe(403);
+      expect(member.body.error.message).toMatch(
+        /^installing into a space needs the admin role in the organization acme/,
+      );
     });
 
     it('lets only organization admins pause and resume; a paused installation stays paused through edits', async () => {

@@ -496,7 +496,7 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
         {},
       );
       expect(wrongLevel.status).toBe(403);
-      // No token; a person outside the organization; a member (who may, as on Portico's routes).
+      // No token; a person outside the organization; a member (refused, as on Portico's routes); an admin.
       expect(
         (await compat(undefined, 'PATCH', `/v1/integrations/gb-writer/installations/${writer.org}`, {})).status,
       ).toBe(401);
@@ -510,7 +510,12 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       const bob = await compat(world.tokens.bob, 'PATCH', `/v1/integrations/gb-writer/installations/${writer.org}`, {
         configuration: { team: 'bob' },
       });
-      expect(bob.status, JSON.stringify(bob.body)).toBe(200);
+      expect(bob.status, JSON.stringify(bob.body)).toBe(403);
+      expect(bob.body.error.message).toMatch(/^changing the configuration needs the admin role/);
+      const ada = await compat(world.tokens.ada, 'PATCH', `/v1/integrations/gb-writer/installations/${writer.org}`, {
+        configuration: { team: 'ada' },
+      });
+      expect(ada.status, JSON.stringify(ada.body)).toBe(200);
     });
 
     it('refuses a bad body with a 400 that names the field', async () => {

@@ -132,7 +132,17 @@ describe.each(backends)('OAuth start links on $name', (backend) => {
   it('connects through the link of a signed-in session, in that browser only; the installation then shows it', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     vi.spyOn(console, 'info').mockImplementation(() => {});
-    const session = await signIn(world.tokens.bob);
+    // A member may not connect an account (it writes the configuration: the contract's Roles).
+    const member = await signIn(world.tokens.bob);
+    const byMember = await fetch(`${world.platform.url}/v1/installations/${oauth}/oauth/start`, {
+      method: 'POST',
+      headers: { cookie: member.cookie, 'x-csrf-token': member.csrf },
+    });
+    expect(byMember.status).toBe(403);
+    expect(((await byMember.json()) as { error: { message: string } }).error.message).toMatch(
+      /^connecting an account needs the admin role in the organization acme/,
+    );
+    const session = await signIn(world.tokens.ada);
     const asked = await fetch(`${world.platform.url}/v1/installations/${oauth}/oauth/start`, {
       method: 'POST',
       headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
@@ -149,7 +159,7 @@ describe.each(backends)('OAuth start links on $name', (backend) => {
     const elsewhere = await open(link.url);
     expect(elsewhere.status).toBe(403);
     expect((await elsewhere.json()).error.message).toMatch(/belongs to another browser session/);
-    expect((await open(link.url, (await signIn(world.tokens.ada)).cookie)).status).toBe(403);
+    expect((await open(link.url, (await signIn(world.tokens.bob)).cookie)).status).toBe(403);
 
     const start = await open(link.url, session.cookie);
     expect(start.status, await start.clone().text()).toBe(302);

@@ -72,7 +72,7 @@ describe.each(backends)('sessions on $name', (backend) => {
   });
 
   it('refuses a change without the session’s CSRF token, and stores nothing', async () => {
-    const session = await signIn({ token: world.tokens.bob });
+    const session = await signIn({ token: world.tokens.ada });
     const path = `/v1/installations/${installation}/configuration`;
     const refused = await withCookie(session.cookie)('PATCH', path, { url: 'https://evil.example.com' });
     expect(refused.status).toBe(403);
@@ -84,6 +84,11 @@ describe.each(backends)('sessions on $name', (backend) => {
     expect(
       (await world.as(world.tokens.bob)('GET', `/v1/installations/${installation}`)).body.configuration,
     ).not.toHaveProperty('url');
+    // A member's session, with its CSRF token, is refused too: configuring needs an admin.
+    const member = await signIn({ token: world.tokens.bob });
+    const byMember = await withCookie(member.cookie, member.csrf)('PATCH', path, { url: 'https://x.example.com' });
+    expect(byMember.status).toBe(403);
+    expect(byMember.body.error.message).toMatch(/^changing the configuration needs the admin role/);
     const saved = await withCookie(session.cookie, session.csrf)('PATCH', path, { url: 'https://hooks.example.com' });
     expect(saved.status).toBe(200);
     expect(saved.body.status).toBe('active');

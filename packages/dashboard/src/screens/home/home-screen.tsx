@@ -2,10 +2,12 @@ import { Link } from 'react-router';
 import { useOrganizations } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { Loading } from '../../components/loading';
+import { usePageTitle } from '../../components/use-page-title';
 
 /** The organizations the signed-in person belongs to (the operator: all of them). */
 export function HomeScreen() {
   const organizations = useOrganizations();
+  usePageTitle('Home');
   return (
     <section>
       <h1>Overview</h1>

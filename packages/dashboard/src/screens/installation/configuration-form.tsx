@@ -16,6 +16,7 @@ import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { MessageText, readable } from '../../components/message-text';
+import { MemberNote, useManagePermission } from './manage-permission';
 import { CompletionWidget } from './widgets/completion-widget';
 import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
@@ -31,6 +32,7 @@ const fields = { connect: ConnectField };
 const templates = { FieldTemplate, ObjectFieldTemplate, BaseInputTemplate };
 
 export function ConfigurationForm({ installation }: { installation: InstallationPage }) {
+  const permission = useManagePermission();
   const client = useQueryClient();
   const buttons = useMemo(
     () => new Set(installation.fields.filter((f) => f.type === 'button').map((f) => f.name)),
@@ -91,7 +93,9 @@ export function ConfigurationForm({ installation }: { installation: Installation
       void client.invalidateQueries({ queryKey: ['render', installation.id] });
     },
   });
-  const serverErrors = save.data?.errors ?? installation.errors;
+  // Before this form saved anything, a field left empty is not marked in red: nobody typed yet, and
+  // the status panel already lists what is missing. Other stored problems show at once.
+  const serverErrors = save.data?.errors ?? installation.errors.filter((error) => !/ is required$/.test(error.message));
   const warnings = save.data?.warnings ?? installation.warnings;
   const refusal = save.error instanceof ApiError ? save.error : undefined;
   // A refused save names its fields: `errors` (wrong values, undeclared properties) or `property`.
@@ -139,6 +143,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
   }
   return (
     <div className="configuration-form">
+      <MemberNote can="change the configuration" />
       <Form
         schema={schema}
         uiSchema={uiSchema}
@@ -148,6 +153,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
         widgets={widgets}
         fields={fields}
         templates={templates}
+        disabled={!permission.allowed}
         tagName={ConfigurationFormTag}
         extraErrors={extraErrors}
         showErrorList={false}
@@ -165,7 +171,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
         onSubmit={submit}
       >
         <div className="row">
-          <Button type="submit" className="button primary" isPending={save.isPending}>
+          <Button type="submit" className="button primary" isPending={save.isPending} isDisabled={!permission.allowed}>
             Save
           </Button>
           <span role="status" className="muted">

@@ -13,12 +13,14 @@ import {
 } from 'react-aria-components';
 import { api, call } from '../../api/client';
 import { type Delivery, type DeliveryFilter, useDeliveries, useEventDeliveries } from '../../api/queries';
+import { countOf } from '../../components/count-of';
 import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
 import { ScrollTable } from '../../components/scroll-table';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
+import { MemberNote, useManagePermission } from './manage-permission';
 import { RecoverPanel } from './recover-panel';
 
 const STATUSES = [
@@ -37,6 +39,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
+      <MemberNote can="redeliver" />
       <div className="filters">
         <Select
           selectedKey={filter.status ?? 'any'}
@@ -77,7 +80,7 @@ export function DeliveriesRegion({ installationId, live }: { installationId: str
       ) : null}
       {rows?.length ? (
         <ScrollTable label="Delivery list">
-          <table>
+          <table className="cards">
             <thead>
               <tr>
                 <th>Created</th>
@@ -155,7 +158,7 @@ function EarlierDeliveries({ installationId, delivery }: { installationId: strin
         <ul className="plain-list earlier-deliveries" aria-label="Earlier deliveries">
           {earlier.map((d) => (
             <li key={d.id} id={itemId(d.id)} tabIndex={-1}>
-              <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {d.attempts.length} attempt(s)
+              <TimeText at={d.createdAt} /> <StatusText status={d.status} /> {countOf(d.attempts.length, 'attempt')}
               {d.lastError ? ` · ${d.lastError}` : ''}
             </li>
           ))}
@@ -166,6 +169,7 @@ function EarlierDeliveries({ installationId, delivery }: { installationId: strin
 }
 
 function DeliveryRow({ delivery, installationId }: { delivery: Delivery; installationId: string }) {
+  const permission = useManagePermission();
   const client = useQueryClient();
   const redeliver = useMutation({
     mutationFn: () => call(api.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } })),
@@ -173,10 +177,10 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
   });
   return (
     <tr className="log-row" id={`delivery-${delivery.id}`} data-status={delivery.status} data-delivery={delivery.id}>
-      <td>
+      <td data-label="Created">
         <TimeText at={delivery.createdAt} />
       </td>
-      <td>
+      <td data-label="Event">
         <span id={`delivery-${delivery.id}-type`}>
           {delivery.type === 'webhook_test' ? <span className="tag">Test event</span> : eventName(delivery.type)}
         </span>
@@ -186,7 +190,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         <div className="muted wrap-anywhere">{delivery.url}</div>
         {delivery.redeliveryOf ? <EarlierDeliveries installationId={installationId} delivery={delivery} /> : null}
       </td>
-      <td>
+      <td data-label="Status">
         <StatusText status={delivery.status} />
         {delivery.nextAttemptAt ? (
           <div className="muted">
@@ -195,9 +199,9 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
         ) : null}
         {delivery.lastError ? <div className="field-error">{delivery.lastError}</div> : null}
       </td>
-      <td>
+      <td data-label="Attempts">
         <details>
-          <summary>{delivery.attempts.length} attempt(s)</summary>
+          <summary className="nowrap">{countOf(delivery.attempts.length, 'attempt')}</summary>
           <table>
             <thead>
               <tr>
@@ -232,6 +236,7 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
           className="button"
           onPress={() => redeliver.mutate()}
           isPending={redeliver.isPending}
+          isDisabled={!permission.allowed}
           // Every row has one, named Redeliver (the dashboard's contract); its description says
           // which event it sends again.
           aria-describedby={`delivery-${delivery.id}-type delivery-${delivery.id}-event`}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button, Checkbox } from 'react-aria-components';
 import { type Dispatch, useAnySystemEvent, useDispatches } from '../../api/queries';
+import { countOf } from '../../components/count-of';
 import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { Loading } from '../../components/loading';
@@ -33,10 +34,14 @@ export function DispatchLog({ installationId, live }: { installationId: string; 
       </Checkbox>
       {dispatches.isPending ? <Loading /> : null}
       {dispatches.error ? <ErrorNote error={dispatches.error} /> : null}
-      {empty ? <p className="muted">{anySystem.data ? 'No event but system events yet.' : 'No event yet.'}</p> : null}
+      {empty ? (
+        <p className="muted">
+          {anySystem.data ? 'Only system events so far: tick the box above to see them.' : 'No event yet.'}
+        </p>
+      ) : null}
       {rows.length > 0 ? (
         <ScrollTable label="Event list">
-          <table>
+          <table className="cards">
             <thead>
               <tr>
                 <th>Time</th>
@@ -74,16 +79,16 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
   const state = skipped ? 'skipped' : ok ? 'ok' : unhandled ? 'not-handled' : 'failed';
   return (
     <tr className="log-row" data-status={state}>
-      <td>
+      <td data-label="Time">
         <TimeText at={dispatch.at} />
       </td>
-      <td>
+      <td data-label="Event">
         {eventName(dispatch.type)}
         {dispatch.eventId && !/^setup_\d+$/.test(dispatch.eventId) ? (
           <div className="muted">{dispatch.eventId}</div>
         ) : null}
       </td>
-      <td>
+      <td data-label="Result">
         {skipped ? (
           <span className="status not-handled" title="The installation was paused: the event was not sent, nor kept">
             {dispatch.skipped === 'paused' ? 'skipped while paused' : `skipped (${dispatch.skipped})`}
@@ -98,12 +103,12 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
           </span>
         )}
       </td>
-      <td>{skipped ? '—' : `${dispatch.durationMs} ms`}</td>
-      <td>
+      <td data-label="Duration">{skipped ? '—' : `${dispatch.durationMs} ms`}</td>
+      <td data-label="Error and logs">
         {dispatch.error && !unhandled && !skipped ? <div className="field-error">{dispatch.error}</div> : null}
         {dispatch.logs.length > 0 ? (
           <details>
-            <summary>{dispatch.logs.length} log line(s)</summary>
+            <summary>{countOf(dispatch.logs.length, 'log line')}</summary>
             <pre className="log-lines">
               {(dispatch.logLines ?? dispatch.logs.map((message) => ({ level: 'log' as const, message }))).map(
                 (line, i) => (
@@ -124,7 +129,6 @@ function DispatchRow({ dispatch }: { dispatch: Dispatch }) {
 
 /** An event fanned out to a webhook subscription: its delivery is the record (no integration was called). */
 function DeliveryLine({ dispatch, delivery }: { dispatch: Dispatch; delivery: NonNullable<Dispatch['delivery']> }) {
-  const attempts = delivery.attempts === 1 ? '1 attempt' : `${delivery.attempts} attempts`;
   return (
     <tr className="log-row" data-status={delivery.status === 'delivered' ? 'ok' : delivery.status}>
       <td>
@@ -136,7 +140,7 @@ function DeliveryLine({ dispatch, delivery }: { dispatch: Dispatch; delivery: No
       </td>
       <td>
         <span className={`status ${delivery.status}`}>{delivery.status}</span>
-        <div className="muted">{attempts}</div>
+        <div className="muted">{countOf(delivery.attempts, 'attempt')}</div>
       </td>
       <td>{dispatch.durationMs > 0 ? `${dispatch.durationMs} ms` : '—'}</td>
       <td>

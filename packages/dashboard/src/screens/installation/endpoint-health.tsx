@@ -6,6 +6,7 @@ import { ErrorNote } from '../../components/error-note';
 import { eventName } from '../../components/event-name';
 import { StatusText } from '../../components/status-text';
 import { TimeText } from '../../components/time-text';
+import { MemberNote, useManagePermission } from './manage-permission';
 
 /**
  * Where the installation delivers: the URL its configuration holds (its first subscription), with
@@ -38,6 +39,7 @@ export function EndpointHealth({ installation }: { installation: InstallationPag
         )}
         {current ? <EndpointDetails installationId={installation.id} endpoint={current} /> : null}
         <TestEvent installationId={installation.id} hasUrl={url !== undefined} />
+        <MemberNote can="send test events or re-enable an endpoint" />
       </div>
       {more.length > 0 ? (
         <>
@@ -87,6 +89,7 @@ function EndpointList({ installationId, endpoints }: { installationId: string; e
 
 function EndpointDetails({ installationId, endpoint }: { installationId: string; endpoint: Endpoint }) {
   const client = useQueryClient();
+  const permission = useManagePermission();
   const enable = useMutation({
     mutationFn: () =>
       call(
@@ -104,7 +107,12 @@ function EndpointDetails({ installationId, endpoint }: { installationId: string;
       </p>
       {endpoint.disabledReason ? <p className="field-error">{endpoint.disabledReason}</p> : null}
       {endpoint.state === 'disabled' ? (
-        <Button className="button" onPress={() => enable.mutate()} isPending={enable.isPending}>
+        <Button
+          className="button"
+          onPress={() => enable.mutate()}
+          isPending={enable.isPending}
+          isDisabled={!permission.allowed}
+        >
           Re-enable
         </Button>
       ) : null}
@@ -121,6 +129,7 @@ function EndpointDetails({ installationId, endpoint }: { installationId: string;
 /** Send test event: a signed example through the delivery engine; it shows in Deliveries, marked as a test. */
 function TestEvent({ installationId, hasUrl }: { installationId: string; hasUrl: boolean }) {
   const client = useQueryClient();
+  const permission = useManagePermission();
   const send = useMutation({
     mutationFn: () =>
       call(api.POST('/v1/installations/{id}/test-delivery', { params: { path: { id: installationId } } })),
@@ -128,7 +137,12 @@ function TestEvent({ installationId, hasUrl }: { installationId: string; hasUrl:
   });
   return (
     <div className="row">
-      <Button className="button" onPress={() => send.mutate()} isPending={send.isPending} isDisabled={!hasUrl}>
+      <Button
+        className="button"
+        onPress={() => send.mutate()}
+        isPending={send.isPending}
+        isDisabled={!hasUrl || !permission.allowed}
+      >
         Send test event
       </Button>
       {!hasUrl ? <span className="muted">Save a webhook URL first.</span> : null}

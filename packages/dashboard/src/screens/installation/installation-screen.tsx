@@ -3,12 +3,15 @@ import { type OrganizationPage, useInstallation, useIntegration, useOrganization
 import { ErrorNote } from '../../components/error-note';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
+import { usePageTitle } from '../../components/use-page-title';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { ConfigurationForm } from './configuration-form';
 import { DeliveriesRegion } from './deliveries-region';
 import { DispatchLog } from './dispatch-log';
 import { EndpointHealth } from './endpoint-health';
+import { ManagePermissionProvider } from './manage-permission';
 import { PlacesPanel } from './places-panel';
+import { type Section, SectionNav } from './section-nav';
 import { SigningSecretPanel } from './signing-secret-panel';
 import { StatusPanel } from './status-panel';
 import { useLiveStream } from './use-live-stream';
@@ -22,6 +25,14 @@ export function InstallationScreen() {
   const installation = useInstallation(id);
   const organization = useOrganization(installation.data?.organization ?? '', installation.data !== undefined);
   const live = useLiveStream(id);
+  const data = installation.data;
+  usePageTitle(
+    data
+      ? `${data.integrationTitle} in ${placeTitle(organization.data, data.target)}`
+      : installation.error
+        ? 'Installation'
+        : undefined,
+  );
   if (installation.isPending) return <Loading />;
   if (installation.error) return <LoadError error={installation.error} what="Installation" />;
   const page = installation.data;
@@ -39,45 +50,74 @@ export function InstallationScreen() {
       </>
     );
   const webhook = page.integration === 'webhook' && page.target.type !== 'organization';
+  const delivers = webhook || page.endpoints.length > 0;
+  // In-page sections, each with its own URL (#id): the logs come last, one press away from the top.
+  const sections: Section[] = [
+    { id: 'overview', title: 'Overview' },
+    { id: 'settings', title: 'Settings' },
+    ...(delivers
+      ? [
+          { id: 'signing-secret', title: 'Signing secret' },
+          { id: 'deliveries', title: 'Deliveries' },
+        ]
+      : []),
+    { id: 'events', title: 'Events' },
+  ];
   return (
-    <article>
-      <header className="page-head">
-        {page.integrationIcon ? <img className="icon large" src={page.integrationIcon} alt="" /> : null}
-        <div className="grow">
-          <h1>{page.integrationTitle}</h1>
-          <p className="muted">
-            Installed in {where}
-            {page.parentId ? (
-              <>
-                {' '}
-                · <Link to={`/installations/${encodeURIComponent(page.parentId)}`}>organization installation</Link>
-              </>
-            ) : null}{' '}
-            · <Link to={`/integrations/${encodeURIComponent(page.integration)}`}>about the integration</Link>
-          </p>
+    <ManagePermissionProvider
+      role={organization.data?.role}
+      organizationTitle={organization.data?.title ?? page.organization}
+    >
+      <article>
+        <header className="page-head">
+          {page.integrationIcon ? <img className="icon large" src={page.integrationIcon} alt="" /> : null}
+          <div className="grow">
+            <h1>{page.integrationTitle}</h1>
+            <p className="muted">
+              Installed in {where}
+              {page.parentId ? (
+                <>
+                  {' '}
+                  · <Link to={`/installations/${encodeURIComponent(page.parentId)}`}>organization installation</Link>
+                </>
+              ) : null}{' '}
+              · <Link to={`/integrations/${encodeURIComponent(page.integration)}`}>about the integration</Link>
+            </p>
+          </div>
+        </header>
+        <SectionNav sections={sections} ready={organization.data !== undefined || organization.isError} />
+        <div id="overview" tabIndex={-1} className="page-section">
+          <StatusPanel installation={page} role={organization.data?.role} />
+          {delivers ? <EndpointHealth installation={page} /> : null}
         </div>
-      </header>
-      <StatusPanel installation={page} role={organization.data?.role} />
-      <section aria-labelledby="configuration-heading">
-        <h2 id="configuration-heading">Configuration</h2>
-        <ConfigurationForm key={page.id} installation={page} />
-        <ScreenComponents
-          installationId={page.id}
-          integration={page.integration}
-          level={page.target.type === 'organization' ? 'account' : 'site'}
-          paused={page.status === 'paused'}
-        />
-      </section>
-      {page.target.type === 'organization' ? <PlacesPanel installation={page} /> : null}
-      {webhook || page.endpoints.length > 0 ? (
-        <>
-          <DeliveriesRegion installationId={page.id} live={live} />
-          <EndpointHealth installation={page} />
-          <SigningSecretPanel installationId={page.id} />
-        </>
-      ) : null}
-      <DispatchLog installationId={page.id} live={live} />
-    </article>
+        <div id="settings" tabIndex={-1} className="page-section">
+          <section aria-labelledby="configuration-heading">
+            <h2 id="configuration-heading">Configuration</h2>
+            <ConfigurationForm key={page.id} installation={page} />
+            <ScreenComponents
+              installationId={page.id}
+              integration={page.integration}
+              level={page.target.type === 'organization' ? 'account' : 'site'}
+              paused={page.status === 'paused'}
+            />
+          </section>
+          {page.target.type === 'organization' ? <PlacesPanel installation={page} /> : null}
+        </div>
+        {delivers ? (
+          <>
+            <div id="signing-secret" tabIndex={-1} className="page-section">
+              <SigningSecretPanel installationId={page.id} />
+            </div>
+            <div id="deliveries" tabIndex={-1} className="page-section">
+              <DeliveriesRegion installationId={page.id} live={live} />
+            </div>
+          </>
+        ) : null}
+        <div id="events" tabIndex={-1} className="page-section">
+          <DispatchLog installationId={page.id} live={live} />
+        </div>
+      </article>
+    </ManagePermissionProvider>
   );
 }
 

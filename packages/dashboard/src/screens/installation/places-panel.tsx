@@ -6,6 +6,7 @@ import { api, call } from '../../api/client';
 import { type InstallationPage, keys, useOrganization } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { StatusText } from '../../components/status-text';
+import { MemberNote, useManagePermission } from './manage-permission';
 
 /**
  * An organization installation's spaces and sites: every one (also those created later) or the
@@ -20,6 +21,7 @@ export function PlacesPanel({ installation }: { installation: InstallationPage }
   return (
     <section aria-labelledby="places-heading">
       <h2 id="places-heading">Spaces and sites</h2>
+      <MemberNote can="choose where it is installed" />
       {organization.error ? <ErrorNote error={organization.error} /> : null}
       <div className="columns">
         <SelectionForm
@@ -68,6 +70,7 @@ function SelectionForm({
   const [mode, setMode] = useState<'all' | 'selected'>(selection?.mode ?? 'selected');
   const [chosen, setChosen] = useState<string[]>(current);
   const noun = kind === 'spaces' ? 'Spaces' : 'Sites';
+  const permission = useManagePermission();
   const save = useMutation({
     mutationFn: () =>
       call(
@@ -92,6 +95,7 @@ function SelectionForm({
           setMode(value as 'all' | 'selected');
         }}
         className="stack"
+        isDisabled={!permission.allowed}
       >
         <Label className="label">{noun}</Label>
         <Radio value="all" className="radio">
@@ -112,6 +116,7 @@ function SelectionForm({
               setChosen(value);
             }}
             aria-label={`Chosen ${kind}`}
+            isDisabled={!permission.allowed}
             className="stack"
           >
             {places.map((place) => (
@@ -123,7 +128,12 @@ function SelectionForm({
         )
       ) : null}
       <div>
-        <Button className="button" onPress={() => save.mutate()} isPending={save.isPending}>
+        <Button
+          className="button"
+          onPress={() => save.mutate()}
+          isPending={save.isPending}
+          isDisabled={!permission.allowed}
+        >
           Save {kind}
         </Button>
       </div>

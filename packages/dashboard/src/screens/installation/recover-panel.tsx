@@ -4,9 +4,11 @@ import { Button, Input, Label, TextField } from 'react-aria-components';
 import { api, call } from '../../api/client';
 import { ErrorNote } from '../../components/error-note';
 import { StatusText } from '../../components/status-text';
+import { MemberNote, useManagePermission } from './manage-permission';
 
 /** Recover failed since…: redeliver every failed delivery in a time window, as a background job with its progress. */
 export function RecoverPanel({ installationId }: { installationId: string }) {
+  const permission = useManagePermission();
   const client = useQueryClient();
   const [since, setSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600_000)));
   const start = useMutation({
@@ -38,13 +40,14 @@ export function RecoverPanel({ installationId }: { installationId: string }) {
         </TextField>
         <Button
           className="button"
-          isDisabled={!valid || progress?.status === 'running'}
+          isDisabled={!valid || progress?.status === 'running' || !permission.allowed}
           isPending={start.isPending}
           onPress={() => start.mutate()}
         >
           Recover failed since…
         </Button>
       </div>
+      <MemberNote can="recover failed deliveries" />
       {progress ? (
         <div role="status" aria-live="polite" className="stack">
           <div className="row">

@@ -20,6 +20,9 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
   const { installed } = useInstalledIntegrations();
   const places = installed.get(integration.name) ?? [];
   const here = places.find((place) => place.organization === org);
+  // Installing is an admin's call (the contract's Roles): a member sees Install disabled, with why.
+  const chosenOrganization = choices.find((choice) => choice.id === org);
+  const member = chosenOrganization?.role === 'member';
   const install = useMutation({
     mutationFn: (organization: string) =>
       call(
@@ -70,13 +73,18 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
         <>
           <Button
             className="button primary"
-            isDisabled={org === undefined}
+            isDisabled={org === undefined || member}
             isPending={install.isPending}
             onPress={() => org && install.mutate(org)}
           >
             Install
           </Button>
           {choices.length === 1 ? <span className="muted">in {choices[0]?.title}</span> : null}
+          {member ? (
+            <span className="muted">
+              Only admins of {chosenOrganization?.title} can install integrations; you are a member.
+            </span>
+          ) : null}
         </>
       )}
       {organizations.data?.length === 0 ? (

@@ -3,6 +3,7 @@ import { useIntegration } from '../../api/queries';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { Markdown } from '../../components/markdown';
+import { usePageTitle } from '../../components/use-page-title';
 import { InstallPanel } from './install-panel';
 
 /** An integration's page: what it is, what it asks for, and Install. */
@@ -11,6 +12,7 @@ export function IntegrationScreen() {
   const [search] = useSearchParams();
   const share = search.get('share') ?? undefined;
   const integration = useIntegration(name, share);
+  usePageTitle(integration.data?.title ?? (integration.error ? 'Integration' : undefined));
   if (integration.isPending) return <Loading />;
   if (integration.error) return <LoadError error={integration.error} what="Integration" />;
   const page = integration.data;

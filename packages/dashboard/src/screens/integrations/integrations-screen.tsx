@@ -2,6 +2,7 @@ import { Link, useSearchParams } from 'react-router';
 import { useDirectory, useInstalledIntegrations } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { Loading } from '../../components/loading';
+import { usePageTitle } from '../../components/use-page-title';
 
 /**
  * What the signed-in person may install: public integrations, their organizations' private ones,
@@ -11,6 +12,7 @@ export function IntegrationsScreen() {
   const [search] = useSearchParams();
   const share = search.get('share') ?? undefined;
   const directory = useDirectory(share);
+  usePageTitle('Integrations');
   const { installed } = useInstalledIntegrations();
   return (
     <section>

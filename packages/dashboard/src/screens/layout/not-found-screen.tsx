@@ -1,6 +1,8 @@
 import { Link } from 'react-router';
+import { usePageTitle } from '../../components/use-page-title';
 
 export function NotFoundScreen() {
+  usePageTitle('Page not found');
   return (
     <section>
       <h1>Page not found</h1>

@@ -2,6 +2,7 @@ import { Link, useParams } from 'react-router';
 import { useOrganization } from '../../api/queries';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
+import { usePageTitle } from '../../components/use-page-title';
 import { AlertUrlPanel } from './alert-url-panel';
 import { InstallationList } from './installation-list';
 
@@ -9,6 +10,7 @@ import { InstallationList } from './installation-list';
 export function OrganizationScreen() {
   const { org = '' } = useParams();
   const page = useOrganization(org);
+  usePageTitle(page.data?.title ?? (page.error ? 'Organization' : undefined));
   if (page.isPending) return <Loading />;
   if (page.error) return <LoadError error={page.error} what="Organization" />;
   const { data } = page;

@@ -1,11 +1,13 @@
 import { type FormEvent, useState } from 'react';
 import { Button, FieldError, Form, Input, Label, TextField } from 'react-aria-components';
 import { ErrorNote } from '../../components/error-note';
+import { usePageTitle } from '../../components/use-page-title';
 import { useSignIn } from '../../session/session';
 
 /** Sign in with a user token or the operator's admin token; the server answers with a session cookie. */
 export function SignInScreen({ error }: { error?: unknown }) {
   const signIn = useSignIn();
+  usePageTitle('Sign in');
   const [token, setToken] = useState('');
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

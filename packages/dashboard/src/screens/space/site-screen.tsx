@@ -2,6 +2,7 @@ import { useParams } from 'react-router';
 import { usePlace } from '../../api/queries';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
+import { usePageTitle } from '../../components/use-page-title';
 import { InstallationList } from '../organization/installation-list';
 import { OrganizationLink } from '../organization/organization-link';
 
@@ -9,6 +10,7 @@ import { OrganizationLink } from '../organization/organization-link';
 export function SiteScreen() {
   const { id = '' } = useParams();
   const site = usePlace('site', id);
+  usePageTitle(site.data?.title ?? (site.error ? 'Site' : undefined));
   if (site.isPending) return <Loading />;
   if (site.error) return <LoadError error={site.error} what="Site" />;
   return (

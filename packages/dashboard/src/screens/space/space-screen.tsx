@@ -4,6 +4,7 @@ import { useParams } from 'react-router';
 import { usePlace } from '../../api/queries';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
+import { usePageTitle } from '../../components/use-page-title';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { InstallationList } from '../organization/installation-list';
 import { OrganizationLink } from '../organization/organization-link';
@@ -13,6 +14,7 @@ import { type InsertedBlock, InsertMenu } from './insert-menu';
 export function SpaceScreen() {
   const { id = '' } = useParams();
   const space = usePlace('space', id);
+  usePageTitle(space.data?.title ?? (space.error ? 'Space' : undefined));
   const [inserted, setInserted] = useState<InsertedBlock[]>([]);
   if (space.isPending) return <Loading />;
   if (space.error) return <LoadError error={space.error} what="Space" />;

@@ -3,13 +3,17 @@
  * package) at `/`: its files as they are, and `index.html` for every other GET path outside `/v1`
  * and `/healthz`, so the web app's own routes (`/integrations/…`) load it. Hashed build outputs
  * (`assets/name-HASH.js`) are cached for a year; everything else is revalidated. Pages carry a
- * strict Content-Security-Policy. Until the dashboard is built, `/` answers 503 saying how to build it.
+ * strict Content-Security-Policy. Text files (the scripts above all: about 500 KB) go compressed,
+ * Brotli or gzip as the browser accepts, each compressed once and kept in memory while the file is
+ * unchanged. Until the dashboard is built, `/` answers 503 saying how to build it.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { brotliCompress, gzip, constants as zlib } from 'node:zlib';
 import { type Context, Hono } from 'hono';
 
 const TYPES: Record<string, string> = {
@@ -118,6 +122,19 @@ export function dashboardFiles(options: DashboardFilesOptions = {}): Hono {
       'referrer-policy': 'same-origin',
       'content-security-policy': contentSecurityPolicy(options.extraOrigins?.(), options.frameAncestors),
     };
+    const encoding = COMPRESSIBLE.test(headers['content-type'] ?? '')
+      ? acceptedEncoding(c.req.header('accept-encoding'))
+      : undefined;
+    if (COMPRESSIBLE.test(headers['content-type'] ?? '')) headers.vary = 'accept-encoding';
+    if (encoding !== undefined && served.size >= MIN_COMPRESSED_BYTES) {
+      headers.etag = `${etag.slice(0, -1)}-${encoding}"`;
+      if (c.req.header('if-none-match') === headers.etag) return c.body(null, 304, headers);
+      const body = await compressed(served, encoding);
+      headers['content-encoding'] = encoding;
+      headers['content-length'] = String(body.length);
+      if (c.req.method === 'HEAD') return c.body(null, 200, headers);
+      return c.body(new Uint8Array(body), 200, headers);
+    }
     if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
     headers['content-length'] = String(served.size);
     if (c.req.method === 'HEAD') return c.body(null, 200, headers);
@@ -125,6 +142,58 @@ export function dashboardFiles(options: DashboardFilesOptions = {}): Hono {
   });
 
   return app;
+}
+
+/** Types worth compressing (text); images and fonts are compressed already. */
+const COMPRESSIBLE = /^(text\/|application\/(json|javascript|manifest\+json)|image\/svg\+xml)/;
+/** Below this, compressing saves less than the header costs. */
+const MIN_COMPRESSED_BYTES = 1024;
+
+type Encoding = 'br' | 'gzip';
+
+/** Brotli when the browser accepts it (every current one does over any origin), else gzip, else none. */
+export function acceptedEncoding(header: string | undefined): Encoding | undefined {
+  const accepted = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const allowed = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (allowed('br')) return 'br';
+  if (allowed('gzip')) return 'gzip';
+  return undefined;
+}
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+/** Compressed files by path, encoding, size and time: a file rebuilt in place is compressed again. */
+const compressedFiles = new Map<string, Promise<Buffer>>();
+
+async function compressed(file: { path: string; size: number; mtimeMs: number }, encoding: Encoding): Promise<Buffer> {
+  const key = `${file.path}\0${encoding}\0${file.size}\0${file.mtimeMs}`;
+  let body = compressedFiles.get(key);
+  if (body === undefined) {
+    body = readFile(file.path).then((bytes) =>
+      encoding === 'br'
+        ? brotli(bytes, {
+            params: {
+              [zlib.BROTLI_PARAM_QUALITY]: 9,
+              [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+              [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+            },
+          })
+        : gzipped(bytes, { level: 9 }),
+    );
+    // A failed read is not kept: the next request tries again.
+    body.catch(() => compressedFiles.delete(key));
+    for (const old of compressedFiles.keys()) {
+      if (old.startsWith(`${file.path}\0${encoding}\0`) && old !== key) compressedFiles.delete(old);
+    }
+    compressedFiles.set(key, body);
+  }
+  return body;
 }
 
 async function fileAt(path: string): Promise<{ path: string; size: number; mtimeMs: number } | undefined> {

@@ -7,11 +7,11 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { listDeliveries, redeliver, requestDelivery } from '../../delivery/deliveries.js';
 import { enableEndpoint, listEndpoints } from '../../delivery/endpoints.js';
-import { rotateSecret, secretsView } from '../../delivery/signing-secrets.js';
+import { revealSecrets, rotateSecretOf } from '../../delivery/signing-secrets.js';
 import { createSubscription, removeSubscription, updateSubscription } from '../../delivery/subscriptions.js';
 import { sendTestDelivery } from '../../delivery/test-delivery.js';
 import { getDelivery } from '../../events/trace.js';
-import { authorizedInstallation } from '../../installations/load.js';
+import { managedInstallation } from '../../installations/load.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import {
   Delivery,
@@ -40,8 +40,9 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       request: { params: z.object({ id: z.string() }), body: jsonBody(DeliveryInput) },
       responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
     }),
-    async (c) =>
-      c.json(await requestDelivery(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 202),
+    async (c) => {
+      return c.json(await requestDelivery(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 202);
+    },
   );
 
   app.openapi(
@@ -197,8 +198,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await authorizedInstallation(ctx, await principal(c), id);
-      return c.json(await secretsView(ctx, id), 200);
+      return c.json(await revealSecrets(ctx, await principal(c), id), 200);
     },
   );
 
@@ -214,9 +214,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await authorizedInstallation(ctx, await principal(c), id);
-      await rotateSecret(ctx, id);
-      return c.json(await secretsView(ctx, id), 200);
+      return c.json(await rotateSecretOf(ctx, await principal(c), id), 200);
     },
   );
 

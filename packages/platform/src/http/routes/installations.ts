@@ -7,7 +7,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { endpointAlerts } from '../../delivery/endpoints.js';
 import { patchConfiguration } from '../../installations/configure.js';
 import { installForOrganization, installInto } from '../../installations/install.js';
-import { loadInstallation } from '../../installations/load.js';
+import { loadInstallation, managedInstallation } from '../../installations/load.js';
 import { installationPage } from '../../installations/page.js';
 import { setPaused } from '../../installations/pause.js';
 import { setSelection } from '../../installations/selection.js';
@@ -113,8 +113,12 @@ export function installationRoutes({
       request: { params: z.object({ id: z.string() }), body: jsonBody(ConfigurationPatch) },
       responses: { 200: jsonAnswer(ConfigurationResult), ...errorResponses },
     }),
-    async (c) =>
-      c.json(await patchConfiguration(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => {
+      return c.json(
+        await patchConfiguration(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')),
+        200,
+      );
+    },
   );
 
   for (const action of ['pause', 'resume'] as const) {
