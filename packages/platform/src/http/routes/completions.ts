@@ -27,6 +27,7 @@ export function completionRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/completions/{property}',
+      operationId: 'completeProperty',
       summary:
         'The options of a string property with a completion_url: the platform POSTs { property, configuration, query } to that path of the integration (through its public fetch, with X-Portico-Completion) and answers its options',
       tags: TAGS.installations,

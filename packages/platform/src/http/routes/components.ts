@@ -11,6 +11,7 @@ export function componentRoutes({ ctx, dispatcher, principal }: RouteDeps): Open
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/components/{componentId}/render',
+      operationId: 'renderComponent',
       summary: 'Render a component (ui_render), running an action first when one is given',
       tags: TAGS.installations,
       security: bearer,

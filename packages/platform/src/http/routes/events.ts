@@ -47,6 +47,7 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'post',
       path: '/v1/events',
+      operationId: 'ingestEvent',
       summary:
         'Ingest a platform event (operator): persisted, acknowledged, then routed to the installations it concerns',
       tags,
@@ -64,6 +65,7 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'post',
       path: '/v1/events/batch',
+      operationId: 'ingestEventBatch',
       summary: `Ingest up to ${MAX_BATCH_EVENTS} events at once (operator): each is checked, persisted and answered as the single route would; an invalid one gets its own error`,
       tags,
       security: bearer,
@@ -95,6 +97,7 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'get',
       path: '/v1/events/{eventId}',
+      operationId: 'getEvent',
       summary:
         'What became of an event (operator): the installations it is owed to and how each dispatch ended, its dispatches and the deliveries it caused',
       tags,

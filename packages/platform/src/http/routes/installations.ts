@@ -40,6 +40,7 @@ export function installationRoutes({
     createRoute({
       method: 'post',
       path: '/v1/orgs/{org}/installations',
+      operationId: 'createInstallation',
       summary: 'Install an integration in an organization',
       tags,
       security: bearer,
@@ -55,6 +56,7 @@ export function installationRoutes({
       createRoute({
         method: 'post',
         path: `/v1/installations/{id}/${type}s/{target}`,
+        operationId: type === 'space' ? 'createSpaceInstallation' : 'createSiteInstallation',
         summary: `Install into a ${type}, below the organization-level installation`,
         tags,
         security: bearer,
@@ -72,6 +74,7 @@ export function installationRoutes({
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}',
+      operationId: 'getInstallation',
       summary: 'Read an installation (`?view=page`: with what its dashboard page shows)',
       tags,
       security: bearer,
@@ -94,6 +97,7 @@ export function installationRoutes({
     createRoute({
       method: 'patch',
       path: '/v1/installations/{id}',
+      operationId: 'updateInstallation',
       summary: 'Change which spaces and sites an organization installation is installed into (its selection)',
       tags,
       security: bearer,
@@ -107,6 +111,7 @@ export function installationRoutes({
     createRoute({
       method: 'patch',
       path: '/v1/installations/{id}/configuration',
+      operationId: 'updateInstallationConfiguration',
       summary: 'Merge properties into the configuration; validates, updates the status, owes the setup event',
       tags,
       security: bearer,
@@ -122,6 +127,7 @@ export function installationRoutes({
       createRoute({
         method: 'post',
         path: `/v1/installations/{id}/${action}`,
+        operationId: action === 'pause' ? 'pauseInstallation' : 'resumeInstallation',
         summary:
           action === 'pause' ? 'Pause: no events, the public endpoint answers 503' : 'Resume a paused installation',
         tags,
@@ -137,6 +143,7 @@ export function installationRoutes({
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/status-history',
+      operationId: 'listInstallationStatusHistory',
       summary: 'Every status change of the installation, with its time and cause',
       tags,
       security: bearer,
@@ -150,6 +157,7 @@ export function installationRoutes({
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/token/rotate',
+      operationId: 'rotateInstallationToken',
       summary: 'Revoke the installation’s API token and mint a new one',
       tags,
       security: bearer,
@@ -166,6 +174,7 @@ export function installationRoutes({
     createRoute({
       method: 'delete',
       path: '/v1/installations/{id}',
+      operationId: 'deleteInstallation',
       summary: 'Uninstall (and the space and site installations below it); its tokens stop working',
       tags,
       security: bearer,

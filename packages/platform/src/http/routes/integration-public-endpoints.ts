@@ -23,6 +23,8 @@ export function integrationPublicEndpointRoutes({
       app.openAPIRegistry.registerPath({
         method,
         path: `/v1/integrations/{name}/${kind}/{path}`,
+        // One operation per method: e.g. postIntegrationPublicEndpoint, getIntegrationPublicContent.
+        operationId: `${method}Integration${kind === 'public' ? 'PublicEndpoint' : 'PublicContent'}`,
         summary:
           kind === 'public'
             ? "A GitBook-dialect integration's integration-wide public endpoint (`integration.urls.publicEndpoint`): handed to its latest version's fetch, as the installation whose OAuth flow the request's cookie carries, else with the integration's environment"

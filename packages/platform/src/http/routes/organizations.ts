@@ -32,6 +32,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'post',
       path: '/v1/orgs',
+      operationId: 'createOrganization',
       summary: 'Create an organization (operator)',
       tags,
       security: bearer,
@@ -48,6 +49,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'get',
       path: '/v1/orgs',
+      operationId: 'listOrganizations',
       summary: 'The organizations you belong to, with your role (the operator: all of them, as admin)',
       tags,
       security: bearer,
@@ -60,6 +62,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'get',
       path: '/v1/orgs/{org}',
+      operationId: 'getOrganization',
       summary: 'An organization: its spaces, sites, members and organization-level installations',
       tags,
       security: bearer,
@@ -74,6 +77,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       createRoute({
         method: 'post',
         path: `/v1/orgs/{org}/${kind}`,
+        operationId: kind === 'spaces' ? 'createSpace' : 'createSite',
         summary: `Create a ${kind === 'spaces' ? 'space' : 'site'} in an organization (operator)`,
         tags,
         security: bearer,
@@ -91,6 +95,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'put',
       path: '/v1/orgs/{org}/members/{user}',
+      operationId: 'setMembership',
       summary: 'Make a user a member (or admin) of an organization (operator)',
       tags,
       security: bearer,
@@ -113,6 +118,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       createRoute({
         method: 'get',
         path: `/v1/${type}s/{id}`,
+        operationId: type === 'space' ? 'getSpace' : 'getSite',
         summary: `A ${type} and the installations in it${type === 'space' ? ' (active ones with the blocks of the quick insert menu)' : ''}`,
         tags,
         security: bearer,

@@ -17,6 +17,8 @@ export function publicEndpointRoutes({ ctx, dispatcher }: Pick<RouteDeps, 'ctx' 
     app.openAPIRegistry.registerPath({
       method,
       path: '/v1/installations/{id}/public/{path}',
+      // One operation per method: e.g. postInstallationPublicEndpoint.
+      operationId: `${method}InstallationPublicEndpoint`,
       summary: "The installation's public endpoint: any method, any body, handed unchanged to the integration's fetch",
       tags: TAGS.installations,
       request: { params: z.object({ id: z.string(), path: z.string() }) },

@@ -65,6 +65,7 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
     createRoute({
       method: 'post',
       path: '/v1/session',
+      operationId: 'signIn',
       summary: 'Sign in: exchange a user token, the admin token or a one-time code for a session cookie',
       tags,
       request: { body: jsonBody(SessionInput) },
@@ -90,6 +91,7 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
     createRoute({
       method: 'get',
       path: '/v1/session',
+      operationId: 'getSession',
       summary: 'The signed-in session: who it is, and its CSRF token',
       tags,
       responses: { 200: jsonAnswer(Session), ...errorResponses },
@@ -106,6 +108,7 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
     createRoute({
       method: 'delete',
       path: '/v1/session',
+      operationId: 'signOut',
       summary: 'Sign out: end the session and clear its cookie',
       tags,
       responses: { 204: { description: 'Signed out' }, ...errorResponses },

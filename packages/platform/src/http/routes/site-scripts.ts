@@ -29,6 +29,7 @@ export function siteScriptRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
     createRoute({
       method: 'get',
       path: '/v1/sites/{site}/scripts',
+      operationId: 'listSiteScripts',
       summary:
         "The scripts the site's active installations publish (scope `site:script:inject`), for the documentation product to inject into its pages",
       tags: TAGS.installations,
@@ -43,6 +44,7 @@ export function siteScriptRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/published-script',
+      operationId: 'getPublishedScript',
       summary:
         "A site installation's published script (its integration's answer to `fetch_published_script`), kept until the installation's configuration or the integration's version changes",
       tags: TAGS.installations,

@@ -15,6 +15,7 @@ export function userRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principa
     createRoute({
       method: 'post',
       path: '/v1/users',
+      operationId: 'createUser',
       summary: 'Create a user and their API token (operator); the token is shown only here',
       tags,
       security: bearer,
@@ -31,6 +32,7 @@ export function userRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principa
     createRoute({
       method: 'post',
       path: '/v1/users/{id}/sign-in-links',
+      operationId: 'createSignInLink',
       summary:
         'A one-time link that signs the user in to the dashboard, at `path` when given (operator); valid 15 minutes',
       tags,
