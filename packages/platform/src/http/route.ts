@@ -35,7 +35,14 @@ export function jsonAnswer<T extends z.ZodType>(schema: T, description = 'OK') {
   return { description, content: { 'application/json': { schema } } } as const;
 }
 
-export const bearer = [{ bearer: [] }];
+/** A caller's credentials: a bearer token, else the dashboard's session cookie (with X-CSRF-Token on changes). */
+export const bearer = [{ bearer: [] }, { session: [] }];
+
+/** No credentials: the route is public (sign-in, public endpoints, published scripts). */
+export const anyone: Array<Record<string, string[]>> = [];
+
+/** The session cookie alone (the dashboard's session routes). */
+export const sessionCookie = [{ session: [] }];
 
 /** The groups of the OpenAPI document. */
 export const TAGS = {
@@ -46,6 +53,37 @@ export const TAGS = {
   deliveries: ['Webhook deliveries'],
   sessions: ['Sessions'],
 };
+
+/** Each tag of TAGS, described for the document's readers (in the order a reader meets them). */
+export const TAG_DESCRIPTIONS: Array<{ name: string; description: string }> = [
+  {
+    name: 'Sessions',
+    description: "The dashboard's session: sign in with a token or a one-time code for a cookie, read it, sign out",
+  },
+  {
+    name: 'Organizations and users',
+    description:
+      'What the operator syncs in (organizations, their spaces and sites, users and memberships, sign-in links) and what members read of it, with where alerts go',
+  },
+  {
+    name: 'Integrations',
+    description: 'Publish integrations, list what may be installed, read one for its page, and its integration-wide public endpoints',
+  },
+  {
+    name: 'Installations',
+    description:
+      'An integration installed in an organization, space or site: its configuration, status, token, components, dispatches, OAuth, completions, scripts and public endpoint',
+  },
+  {
+    name: 'Events',
+    description: 'Platform events the operator sends: ingested, persisted, routed to the installations they concern, and traced',
+  },
+  {
+    name: 'Webhook deliveries',
+    description:
+      'Signed deliveries to URLs: their attempts, the endpoints and subscriptions they go to, redelivery, recoveries, signing secrets and test events',
+  },
+];
 
 /** What the route modules (routes/) are given by createApp. */
 export interface RouteDeps {

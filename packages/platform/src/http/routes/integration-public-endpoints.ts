@@ -7,7 +7,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { callIntegrationPublicEndpoint } from '../../calls/integration-public-endpoints.js';
-import { errorResponses, type RouteDeps, TAGS } from '../route.js';
+import { anyone, errorResponses, type RouteDeps, TAGS } from '../route.js';
 
 export function integrationPublicEndpointRoutes({
   ctx,
@@ -30,6 +30,7 @@ export function integrationPublicEndpointRoutes({
             ? "A GitBook-dialect integration's integration-wide public endpoint (`integration.urls.publicEndpoint`): handed to its latest version's fetch, as the installation whose OAuth flow the request's cookie carries, else with the integration's environment"
             : "A GitBook-dialect integration's `integration.urls.publicContentEndpoint`: handed to its latest version's fetch with the integration's environment",
         tags: TAGS.integrations,
+        security: anyone,
         request: { params: z.object({ name: z.string(), path: z.string() }) },
         responses: {
           200: { description: "Whatever the integration's fetch handler answers" },

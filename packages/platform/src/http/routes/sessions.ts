@@ -11,7 +11,7 @@ import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } f
 import { unauthenticated } from '../../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../../types.js';
 import type { Caller } from '../middleware/credentials.js';
-import { errorResponses, jsonAnswer, jsonBody, TAGS } from '../route.js';
+import { anyone, errorResponses, jsonAnswer, jsonBody, sessionCookie, TAGS } from '../route.js';
 
 const SessionInput = z
   .object({
@@ -68,6 +68,7 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
       operationId: 'signIn',
       summary: 'Sign in: exchange a user token, the admin token or a one-time code for a session cookie',
       tags,
+      security: anyone,
       request: { body: jsonBody(SessionInput) },
       responses: { 201: jsonAnswer(Session), ...errorResponses },
     }),
@@ -94,6 +95,7 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
       operationId: 'getSession',
       summary: 'The signed-in session: who it is, and its CSRF token',
       tags,
+      security: sessionCookie,
       responses: { 200: jsonAnswer(Session), ...errorResponses },
     }),
     async (c) => {
@@ -111,6 +113,7 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
       operationId: 'signOut',
       summary: 'Sign out: end the session and clear its cookie',
       tags,
+      security: sessionCookie,
       responses: { 204: { description: 'Signed out' }, ...errorResponses },
     }),
     async (c) => {

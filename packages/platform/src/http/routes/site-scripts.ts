@@ -5,7 +5,7 @@
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { publishedScript, siteScripts } from '../../calls/published-scripts.js';
-import { bearer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
+import { anyone, bearer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
 
 const SiteScript = z
   .object({
@@ -48,6 +48,7 @@ export function siteScriptRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
       summary:
         "A site installation's published script (its integration's answer to `fetch_published_script`), kept until the installation's configuration or the integration's version changes",
       tags: TAGS.installations,
+      security: anyone,
       request: {
         params: z.object({ id: z.string() }),
         headers: z.object({ 'if-none-match': z.string().optional() }),
