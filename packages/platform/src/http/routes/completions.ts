@@ -34,7 +34,7 @@ export function completionRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
       security: bearer,
       request: {
         params: z.object({ id: z.string(), property: z.string() }),
-        body: { ...jsonBody(CompletionInput), required: false },
+        body: { ...jsonBody(CompletionInput, { configuration: { project: 'docs' }, query: 'ma' }), required: false },
       },
       responses: { 200: jsonAnswer(Completion), ...errorResponses },
     }),

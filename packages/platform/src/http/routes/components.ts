@@ -15,7 +15,10 @@ export function componentRoutes({ ctx, dispatcher, principal }: RouteDeps): Open
       summary: 'Render a component (ui_render), running an action first when one is given',
       tags: TAGS.installations,
       security: bearer,
-      request: { params: z.object({ id: z.string(), componentId: z.string() }), body: jsonBody(RenderInput) },
+      request: {
+        params: z.object({ id: z.string(), componentId: z.string() }),
+        body: jsonBody(RenderInput, { props: { url: 'https://example.com' }, action: { action: 'refresh' } }),
+      },
       responses: { 200: jsonAnswer(Rendered), ...errorResponses },
     }),
     async (c) => {

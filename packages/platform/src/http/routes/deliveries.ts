@@ -38,7 +38,15 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
         'Ask the delivery engine to deliver a signed JSON body to a URL (the installation itself, or its organization)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(DeliveryInput) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(DeliveryInput, {
+          url: 'https://example.com/webhooks',
+          eventId: 'order-1042',
+          type: 'order_shipped',
+          payload: { orderId: 1042 },
+        }),
+      },
       responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
     }),
     async (c) =>
@@ -103,7 +111,14 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
         'Subscribe another URL (a webhook installation in a space or site, admins): each event of the selected types is delivered to it, with its own headers, policy and health',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(SubscriptionInput) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(SubscriptionInput, {
+          url: 'https://example.com/webhooks',
+          eventTypes: ['space_content_updated'],
+          policy: 'standard',
+        }),
+      },
       responses: { 201: jsonAnswer(Endpoint), ...errorResponses },
     }),
     async (c) =>
@@ -119,7 +134,10 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
         'Change a subscription (admins): its URL (what it was owed is redelivered to the new one), event types, headers, policy, or switch it on or off. The configured one changes with the configuration',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string(), endpointId: z.string() }), body: jsonBody(SubscriptionPatch) },
+      request: {
+        params: z.object({ id: z.string(), endpointId: z.string() }),
+        body: jsonBody(SubscriptionPatch, { eventTypes: ['space_content_updated', 'page_feedback'], enabled: true }),
+      },
       responses: { 200: jsonAnswer(Endpoint), ...errorResponses },
     }),
     async (c) => {

@@ -52,7 +52,14 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
         'Ingest a platform event (operator): persisted, acknowledged, then routed to the installations it concerns',
       tags,
       security: bearer,
-      request: { body: jsonBody(EventInput) },
+      request: {
+        body: jsonBody(EventInput, {
+          type: 'space_content_updated',
+          eventId: 'evt_2025_0001',
+          spaceId: 'handbook',
+          revisionId: 'rev_42',
+        }),
+      },
       responses: { 202: jsonAnswer(EventAccepted), ...errorResponses },
     }),
     async (c) => {
@@ -69,7 +76,13 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
       summary: `Ingest up to ${MAX_BATCH_EVENTS} events at once (operator): each is checked, persisted and answered as the single route would; an invalid one gets its own error`,
       tags,
       security: bearer,
-      request: { body: jsonBody(EventBatchInput) },
+      request: {
+        body: jsonBody(EventBatchInput, {
+          events: [
+            { type: 'space_content_updated', eventId: 'evt_2025_0001', spaceId: 'handbook', revisionId: 'rev_42' },
+          ],
+        }),
+      },
       responses: { 202: jsonAnswer(EventBatchResult), ...errorResponses },
     }),
     async (c) => {

@@ -44,7 +44,7 @@ export function installationRoutes({
       summary: 'Install an integration in an organization',
       tags,
       security: bearer,
-      request: { params: z.object({ org: Id }), body: jsonBody(InstallInput) },
+      request: { params: z.object({ org: Id }), body: jsonBody(InstallInput, { integration: 'webhook' }) },
       responses: { 201: jsonAnswer(Installation), ...errorResponses },
     }),
     async (c) =>
@@ -101,7 +101,10 @@ export function installationRoutes({
       summary: 'Change which spaces and sites an organization installation is installed into (its selection)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(SelectionPatch) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(SelectionPatch, { space_selection: { mode: 'selected', spaces: ['handbook'] } }),
+      },
       responses: { 200: jsonAnswer(Installation), ...errorResponses },
     }),
     async (c) => c.json(await setSelection(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
@@ -115,7 +118,10 @@ export function installationRoutes({
       summary: 'Merge properties into the configuration; validates, updates the status, owes the setup event',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(ConfigurationPatch) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(ConfigurationPatch, { url: 'https://example.com/webhooks' }),
+      },
       responses: { 200: jsonAnswer(ConfigurationResult), ...errorResponses },
     }),
     async (c) =>

@@ -7,7 +7,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { callIntegrationPublicEndpoint } from '../../calls/integration-public-endpoints.js';
-import { anyone, errorResponses, type RouteDeps, TAGS } from '../route.js';
+import { anyone, errorAnswer, errorResponses, type RouteDeps, TAGS } from '../route.js';
 
 export function integrationPublicEndpointRoutes({
   ctx,
@@ -37,7 +37,7 @@ export function integrationPublicEndpointRoutes({
           403: errorResponses[403],
           404: errorResponses[404],
           413: errorResponses[413],
-          503: { description: 'The installation of the OAuth flow is paused' },
+          503: errorAnswer('The installation of the OAuth flow is paused'),
         },
       });
     }

@@ -31,7 +31,13 @@ export function integrationRoutes({ ctx, dispatcher, principal }: RouteDeps): Op
       summary: 'Publish an integration, or a new version of one of your organization’s',
       tags,
       security: bearer,
-      request: { body: jsonBody(PublishInput) },
+      request: {
+        body: jsonBody(PublishInput, {
+          manifest:
+            'name: hello-world\ntitle: Hello World\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n',
+          script: 'export default { async fetch() { return new Response("hello"); } };',
+        }),
+      },
       responses: { 201: jsonAnswer(Published.extend({ warnings: z.array(z.string()) })), ...errorResponses },
     }),
     async (c) => {

@@ -40,7 +40,7 @@ export function oauthRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
       security: bearer,
       request: {
         params: z.object({ id: z.string() }),
-        body: { ...jsonBody(OAuthStartInput), required: false },
+        body: { ...jsonBody(OAuthStartInput, { property: 'account' }), required: false },
       },
       responses: { 200: jsonAnswer(OAuthStart), ...errorResponses },
     }),

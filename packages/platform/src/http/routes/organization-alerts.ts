@@ -45,7 +45,7 @@ export function organizationAlertRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx
         'Set where alerts about the organization’s installations are POSTed, signed (admins); the operator’s PORTICO_ALERT_URL still gets them',
       tags,
       security: bearer,
-      request: { params, body: jsonBody(AlertUrlInput) },
+      request: { params, body: jsonBody(AlertUrlInput, { url: 'https://ops.example.com/portico-alerts' }) },
       responses: { 200: jsonAnswer(AlertUrl), ...errorResponses },
     }),
     async (c) => c.json(await setAlertUrl(ctx, await principal(c), c.req.valid('param').org, c.req.valid('json')), 200),

@@ -36,7 +36,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       summary: 'Create an organization (operator)',
       tags,
       security: bearer,
-      request: { body: jsonBody(OrganizationInput) },
+      request: { body: jsonBody(OrganizationInput, { id: 'acme', title: 'Acme', subdomain: 'acme' }) },
       responses: { 201: jsonAnswer(Organization), ...errorResponses },
     }),
     async (c) => {
@@ -81,7 +81,13 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
         summary: `Create a ${kind === 'spaces' ? 'space' : 'site'} in an organization (operator)`,
         tags,
         security: bearer,
-        request: { params: z.object({ org: Id }), body: jsonBody(PlaceInput) },
+        request: {
+          params: z.object({ org: Id }),
+          body: jsonBody(PlaceInput, {
+            id: kind === 'spaces' ? 'handbook' : 'docs-site',
+            title: kind === 'spaces' ? 'Handbook' : 'Docs',
+          }),
+        },
         responses: { 201: jsonAnswer(Place), ...errorResponses },
       }),
       async (c) => {
@@ -101,7 +107,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       security: bearer,
       request: {
         params: z.object({ org: Id, user: Id }),
-        body: { ...jsonBody(MembershipInput), required: false },
+        body: { ...jsonBody(MembershipInput, { role: 'admin' }), required: false },
       },
       responses: { 200: jsonAnswer(Membership), ...errorResponses },
     }),

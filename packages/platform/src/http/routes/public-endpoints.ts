@@ -6,7 +6,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { callPublicEndpoint } from '../../calls/integration-calls.js';
-import { anyone, errorResponses, type RouteDeps, TAGS } from '../route.js';
+import { anyone, errorAnswer, errorResponses, type RouteDeps, TAGS } from '../route.js';
 
 export function publicEndpointRoutes({ ctx, dispatcher }: Pick<RouteDeps, 'ctx' | 'dispatcher'>): OpenAPIHono {
   const app = new OpenAPIHono();
@@ -27,7 +27,7 @@ export function publicEndpointRoutes({ ctx, dispatcher }: Pick<RouteDeps, 'ctx' 
         200: { description: "Whatever the integration's fetch handler answers" },
         404: errorResponses[404],
         413: errorResponses[413],
-        503: { description: 'The installation is paused' },
+        503: errorAnswer('The installation is paused'),
       },
     });
   }

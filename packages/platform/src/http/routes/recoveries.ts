@@ -49,7 +49,10 @@ export function recoveryRoutes(
         'Recover since: redeliver every failed delivery created in [since, until) that was not redelivered yet, as a background job (GET /v1/recoveries/{id} for its progress)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(RecoverInput) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(RecoverInput, { since: '2025-01-31T12:00:00Z' }),
+      },
       responses: { 202: jsonAnswer(Recovery), ...errorResponses },
     }),
     async (c) => {

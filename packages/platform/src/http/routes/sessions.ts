@@ -69,7 +69,7 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
       summary: 'Sign in: exchange a user token, the admin token or a one-time code for a session cookie',
       tags,
       security: anyone,
-      request: { body: jsonBody(SessionInput) },
+      request: { body: jsonBody(SessionInput, { token: 'ptk_…' }) },
       responses: { 201: jsonAnswer(Session), ...errorResponses },
     }),
     async (c) => {

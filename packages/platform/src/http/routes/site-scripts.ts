@@ -5,7 +5,7 @@
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { publishedScript, siteScripts } from '../../calls/published-scripts.js';
-import { anyone, bearer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
+import { anyone, bearer, errorAnswer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
 
 const SiteScript = z
   .object({
@@ -60,8 +60,8 @@ export function siteScriptRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
         },
         304: { description: 'Not modified: the ETag in If-None-Match is the current one' },
         ...errorResponses,
-        502: { description: 'The integration failed or answered something other than a script' },
-        503: { description: 'The installation is paused or pending' },
+        502: errorAnswer('The integration failed or answered something other than a script'),
+        503: errorAnswer('The installation is paused or pending'),
       },
     }),
     async (c) => {
