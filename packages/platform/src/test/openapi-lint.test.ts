@@ -108,7 +108,13 @@ describe.each(backends)('the OpenAPI document on $name', (backend) => {
     expect(new Set(ids).size).toBe(ids.length);
     // The names integrators' generated clients are built on: renaming one breaks their code.
     expect(ids).toEqual(
-      expect.arrayContaining(['createOrganization', 'createUser', 'createSignInLink', 'ingestEvent', 'redeliverDelivery']),
+      expect.arrayContaining([
+        'createOrganization',
+        'createUser',
+        'createSignInLink',
+        'ingestEvent',
+        'redeliverDelivery',
+      ]),
     );
   });
 
