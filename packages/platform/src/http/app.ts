@@ -10,6 +10,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
+import { SESSION_COOKIE } from '../access/sessions.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { ServiceContext } from '../types.js';
 import { bodyLimit } from './middleware/body-limit.js';
@@ -19,7 +20,7 @@ import { notFound } from './middleware/not-found.js';
 import { requestLog } from './middleware/request-log.js';
 import { validationHook } from './middleware/validation.js';
 import { onError } from './on-error.js';
-import type { RouteDeps } from './route.js';
+import { type RouteDeps, TAG_DESCRIPTIONS } from './route.js';
 import { compatGitBookRoutes } from './routes/compat-gitbook.js';
 import { completionRoutes } from './routes/completions.js';
 import { componentRoutes } from './routes/components.js';
@@ -65,7 +66,17 @@ export function createApp(options: AppOptions) {
   const caller = callerOf(ctx, adminToken);
   const deps: RouteDeps = { ctx, dispatcher, principal: caller.principal };
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The admin token (the operator), a user's API token, or an installation's token",
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: 'The session cookie POST /v1/session sets; requests that change something also send X-CSRF-Token',
+  });
   app.use('*', requestLog(logger));
   app.use('*', durabilityGate(ctx, logger));
   app.use('*', bodyLimit());
@@ -94,10 +105,18 @@ export function createApp(options: AppOptions) {
   app.route('/', siteScriptRoutes(deps));
   app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
-  app.doc31('/v1/openapi.json', {
+  // A function: the server's URL is known only once it listens (server.ts sets ctx.publicUrl then).
+  app.doc31('/v1/openapi.json', (c) => ({
     openapi: '3.1.0',
-    info: { title: 'Portico API', version: options.version, description: 'The Portico integration platform API' },
-  });
+    info: {
+      title: 'Portico API',
+      version: options.version,
+      description: 'The Portico integration platform API',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: ctx.publicUrl || ctx.apiUrl || new URL(c.req.url).origin, description: 'This server' }],
+    tags: TAG_DESCRIPTIONS,
+  }));
   // Last: every other GET outside /v1 is the web app's.
   app.route(
     '/',

@@ -25,9 +25,17 @@ export const errorResponses = Object.fromEntries(
   Object.entries(ERRORS).map(([status, description]) => [status, { description, ...errorResponse }]),
 ) as Record<keyof typeof ERRORS, { description: string } & typeof errorResponse>;
 
-/** A JSON request body. */
-export function jsonBody<T extends z.ZodType>(schema: T) {
-  return { content: { 'application/json': { schema } }, required: true } as const;
+/**
+ * A JSON request body, with an example a reader (and a client generator) can start from; typed by
+ * the schema's input, so an example that the route would refuse does not compile.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, example: z.input<T>) {
+  return { content: { 'application/json': { schema, example } }, required: true } as const;
+}
+
+/** A documented error answer beyond errorResponses (a 5xx of its own), with the same error body. */
+export function errorAnswer(description: string) {
+  return { description, ...errorResponse };
 }
 
 /** A JSON success answer. */
@@ -35,7 +43,17 @@ export function jsonAnswer<T extends z.ZodType>(schema: T, description = 'OK') {
   return { description, content: { 'application/json': { schema } } } as const;
 }
 
-export const bearer = [{ bearer: [] }];
+/** An operation's security requirements: any one of them lets the caller in. */
+type Security = Array<Record<string, string[]>>;
+
+/** A caller's credentials: a bearer token, else the dashboard's session cookie (with X-CSRF-Token on changes). */
+export const bearer: Security = [{ bearer: [] }, { session: [] }];
+
+/** No credentials: the route is public (sign-in, public endpoints, published scripts). */
+export const anyone: Security = [];
+
+/** The session cookie alone (the dashboard's session routes). */
+export const sessionCookie: Security = [{ session: [] }];
 
 /** The groups of the OpenAPI document. */
 export const TAGS = {
@@ -46,6 +64,39 @@ export const TAGS = {
   deliveries: ['Webhook deliveries'],
   sessions: ['Sessions'],
 };
+
+/** Each tag of TAGS, described for the document's readers (in the order a reader meets them). */
+export const TAG_DESCRIPTIONS: Array<{ name: string; description: string }> = [
+  {
+    name: 'Sessions',
+    description: "The dashboard's session: sign in with a token or a one-time code for a cookie, read it, sign out",
+  },
+  {
+    name: 'Organizations and users',
+    description:
+      'What the operator syncs in (organizations, their spaces and sites, users and memberships, sign-in links) and what members read of it, with where alerts go',
+  },
+  {
+    name: 'Integrations',
+    description:
+      'Publish integrations, list what may be installed, read one for its page, and its integration-wide public endpoints',
+  },
+  {
+    name: 'Installations',
+    description:
+      'An integration installed in an organization, space or site: its configuration, status, token, components, dispatches, OAuth, completions, scripts and public endpoint',
+  },
+  {
+    name: 'Events',
+    description:
+      'Platform events the operator sends: ingested, persisted, routed to the installations they concern, and traced',
+  },
+  {
+    name: 'Webhook deliveries',
+    description:
+      'Signed deliveries to URLs: their attempts, the endpoints and subscriptions they go to, redelivery, recoveries, signing secrets and test events',
+  },
+];
 
 /** What the route modules (routes/) are given by createApp. */
 export interface RouteDeps {

@@ -27,13 +27,14 @@ export function completionRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/completions/{property}',
+      operationId: 'completeProperty',
       summary:
         'The options of a string property with a completion_url: the platform POSTs { property, configuration, query } to that path of the integration (through its public fetch, with X-Portico-Completion) and answers its options',
       tags: TAGS.installations,
       security: bearer,
       request: {
         params: z.object({ id: z.string(), property: z.string() }),
-        body: { ...jsonBody(CompletionInput), required: false },
+        body: { ...jsonBody(CompletionInput, { configuration: { project: 'docs' }, query: 'ma' }), required: false },
       },
       responses: { 200: jsonAnswer(Completion), ...errorResponses },
     }),

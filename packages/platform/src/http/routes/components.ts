@@ -11,10 +11,14 @@ export function componentRoutes({ ctx, dispatcher, principal }: RouteDeps): Open
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/components/{componentId}/render',
+      operationId: 'renderComponent',
       summary: 'Render a component (ui_render), running an action first when one is given',
       tags: TAGS.installations,
       security: bearer,
-      request: { params: z.object({ id: z.string(), componentId: z.string() }), body: jsonBody(RenderInput) },
+      request: {
+        params: z.object({ id: z.string(), componentId: z.string() }),
+        body: jsonBody(RenderInput, { props: { url: 'https://example.com' }, action: { action: 'refresh' } }),
+      },
       responses: { 200: jsonAnswer(Rendered), ...errorResponses },
     }),
     async (c) => {

@@ -33,11 +33,20 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/deliveries',
+      operationId: 'createDelivery',
       summary:
         'Ask the delivery engine to deliver a signed JSON body to a URL (the installation itself, or its organization)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(DeliveryInput) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(DeliveryInput, {
+          url: 'https://example.com/webhooks',
+          eventId: 'order-1042',
+          type: 'order_shipped',
+          payload: { orderId: 1042 },
+        }),
+      },
       responses: { 202: jsonAnswer(z.object({ id: z.string(), status: z.string() })), ...errorResponses },
     }),
     async (c) => {
@@ -49,6 +58,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/deliveries',
+      operationId: 'listDeliveries',
       summary: 'Deliveries with their attempts, newest first; the next page’s cursor is in X-Next-Cursor',
       tags,
       security: bearer,
@@ -82,6 +92,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/endpoints',
+      operationId: 'listEndpoints',
       summary:
         'The URLs this installation delivers to: its subscriptions (the configured one first) and the URLs deliveries went to, with their health (failures in a row, last success) and whether they are disabled',
       tags,
@@ -96,11 +107,19 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/endpoints',
+      operationId: 'createSubscription',
       summary:
         'Subscribe another URL (a webhook installation in a space or site, admins): each event of the selected types is delivered to it, with its own headers, policy and health',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(SubscriptionInput) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(SubscriptionInput, {
+          url: 'https://example.com/webhooks',
+          eventTypes: ['space_content_updated'],
+          policy: 'standard',
+        }),
+      },
       responses: { 201: jsonAnswer(Endpoint), ...errorResponses },
     }),
     async (c) =>
@@ -111,11 +130,15 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'patch',
       path: '/v1/installations/{id}/endpoints/{endpointId}',
+      operationId: 'updateSubscription',
       summary:
         'Change a subscription (admins): its URL (what it was owed is redelivered to the new one), event types, headers, policy, or switch it on or off. The configured one changes with the configuration',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string(), endpointId: z.string() }), body: jsonBody(SubscriptionPatch) },
+      request: {
+        params: z.object({ id: z.string(), endpointId: z.string() }),
+        body: jsonBody(SubscriptionPatch, { eventTypes: ['space_content_updated', 'page_feedback'], enabled: true }),
+      },
       responses: { 200: jsonAnswer(Endpoint), ...errorResponses },
     }),
     async (c) => {
@@ -128,6 +151,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'delete',
       path: '/v1/installations/{id}/endpoints/{endpointId}',
+      operationId: 'deleteSubscription',
       summary:
         'Remove a subscription (admins): nothing more is delivered to it; its deliveries stay in the log. The configured one is removed by clearing the configuration’s url',
       tags,
@@ -146,6 +170,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/endpoints/{endpointId}/enable',
+      operationId: 'enableEndpoint',
       summary:
         'Enable a disabled endpoint: new deliveries go to it again (redeliver what failed while it was disabled)',
       tags,
@@ -163,6 +188,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'post',
       path: '/v1/deliveries/{id}/redeliver',
+      operationId: 'redeliverDelivery',
       summary: 'Deliver again: a new delivery with the same body and eventId',
       tags,
       security: bearer,
@@ -176,6 +202,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'get',
       path: '/v1/deliveries/{id}',
+      operationId: 'getDelivery',
       summary: 'One delivery with its attempts and its installation',
       tags,
       security: bearer,
@@ -189,6 +216,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/signing-secret',
+      operationId: 'getSigningSecret',
       summary:
         'The current signing secret of X-Platform-Signature and the Standard Webhooks headers (created on first use), and the previous ones still signing after a rotation',
       tags,
@@ -206,6 +234,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/signing-secret/rotate',
+      operationId: 'rotateSigningSecret',
       summary: 'Make a new signing secret current; the previous one keeps signing for 24 h',
       tags,
       security: bearer,
@@ -222,6 +251,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/test-delivery',
+      operationId: 'sendTestDelivery',
       summary:
         'Send test event: a signed example `{ eventId, type: "webhook_test", installationId, test: true }` to the configured URL, through the delivery engine',
       tags,

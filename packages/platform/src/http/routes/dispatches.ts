@@ -11,6 +11,7 @@ export function dispatchRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/dispatches',
+      operationId: 'listDispatches',
       summary:
         'The dispatches to this installation, newest first by the time each one was recorded: event, host, status, duration, error and logs; the next page’s cursor is in X-Next-Cursor',
       tags: TAGS.installations,

@@ -47,11 +47,19 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'post',
       path: '/v1/events',
+      operationId: 'ingestEvent',
       summary:
         'Ingest a platform event (operator): persisted, acknowledged, then routed to the installations it concerns',
       tags,
       security: bearer,
-      request: { body: jsonBody(EventInput) },
+      request: {
+        body: jsonBody(EventInput, {
+          type: 'space_content_updated',
+          eventId: 'evt_2025_0001',
+          spaceId: 'handbook',
+          revisionId: 'rev_42',
+        }),
+      },
       responses: { 202: jsonAnswer(EventAccepted), ...errorResponses },
     }),
     async (c) => {
@@ -64,10 +72,17 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'post',
       path: '/v1/events/batch',
+      operationId: 'ingestEventBatch',
       summary: `Ingest up to ${MAX_BATCH_EVENTS} events at once (operator): each is checked, persisted and answered as the single route would; an invalid one gets its own error`,
       tags,
       security: bearer,
-      request: { body: jsonBody(EventBatchInput) },
+      request: {
+        body: jsonBody(EventBatchInput, {
+          events: [
+            { type: 'space_content_updated', eventId: 'evt_2025_0001', spaceId: 'handbook', revisionId: 'rev_42' },
+          ],
+        }),
+      },
       responses: { 202: jsonAnswer(EventBatchResult), ...errorResponses },
     }),
     async (c) => {
@@ -95,6 +110,7 @@ export function eventRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'get',
       path: '/v1/events/{eventId}',
+      operationId: 'getEvent',
       summary:
         'What became of an event (operator): the installations it is owed to and how each dispatch ended, its dispatches and the deliveries it caused',
       tags,

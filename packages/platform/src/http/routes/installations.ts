@@ -40,10 +40,11 @@ export function installationRoutes({
     createRoute({
       method: 'post',
       path: '/v1/orgs/{org}/installations',
+      operationId: 'createInstallation',
       summary: 'Install an integration in an organization',
       tags,
       security: bearer,
-      request: { params: z.object({ org: Id }), body: jsonBody(InstallInput) },
+      request: { params: z.object({ org: Id }), body: jsonBody(InstallInput, { integration: 'webhook' }) },
       responses: { 201: jsonAnswer(Installation), ...errorResponses },
     }),
     async (c) =>
@@ -55,6 +56,7 @@ export function installationRoutes({
       createRoute({
         method: 'post',
         path: `/v1/installations/{id}/${type}s/{target}`,
+        operationId: type === 'space' ? 'createSpaceInstallation' : 'createSiteInstallation',
         summary: `Install into a ${type}, below the organization-level installation`,
         tags,
         security: bearer,
@@ -72,6 +74,7 @@ export function installationRoutes({
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}',
+      operationId: 'getInstallation',
       summary: 'Read an installation (`?view=page`: with what its dashboard page shows)',
       tags,
       security: bearer,
@@ -94,10 +97,14 @@ export function installationRoutes({
     createRoute({
       method: 'patch',
       path: '/v1/installations/{id}',
+      operationId: 'updateInstallation',
       summary: 'Change which spaces and sites an organization installation is installed into (its selection)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(SelectionPatch) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(SelectionPatch, { space_selection: { mode: 'selected', spaces: ['handbook'] } }),
+      },
       responses: { 200: jsonAnswer(Installation), ...errorResponses },
     }),
     async (c) => c.json(await setSelection(ctx, await principal(c), c.req.valid('param').id, c.req.valid('json')), 200),
@@ -107,10 +114,14 @@ export function installationRoutes({
     createRoute({
       method: 'patch',
       path: '/v1/installations/{id}/configuration',
+      operationId: 'updateInstallationConfiguration',
       summary: 'Merge properties into the configuration; validates, updates the status, owes the setup event',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(ConfigurationPatch) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(ConfigurationPatch, { url: 'https://example.com/webhooks' }),
+      },
       responses: { 200: jsonAnswer(ConfigurationResult), ...errorResponses },
     }),
     async (c) => {
@@ -126,6 +137,7 @@ export function installationRoutes({
       createRoute({
         method: 'post',
         path: `/v1/installations/{id}/${action}`,
+        operationId: action === 'pause' ? 'pauseInstallation' : 'resumeInstallation',
         summary:
           action === 'pause' ? 'Pause: no events, the public endpoint answers 503' : 'Resume a paused installation',
         tags,
@@ -141,6 +153,7 @@ export function installationRoutes({
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/status-history',
+      operationId: 'listInstallationStatusHistory',
       summary: 'Every status change of the installation, with its time and cause',
       tags,
       security: bearer,
@@ -154,6 +167,7 @@ export function installationRoutes({
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/token/rotate',
+      operationId: 'rotateInstallationToken',
       summary: 'Revoke the installation’s API token and mint a new one',
       tags,
       security: bearer,
@@ -170,6 +184,7 @@ export function installationRoutes({
     createRoute({
       method: 'delete',
       path: '/v1/installations/{id}',
+      operationId: 'deleteInstallation',
       summary: 'Uninstall (and the space and site installations below it); its tokens stop working',
       tags,
       security: bearer,

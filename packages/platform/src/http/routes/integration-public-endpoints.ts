@@ -7,7 +7,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { callIntegrationPublicEndpoint } from '../../calls/integration-public-endpoints.js';
-import { errorResponses, type RouteDeps, TAGS } from '../route.js';
+import { anyone, errorAnswer, errorResponses, type RouteDeps, TAGS } from '../route.js';
 
 export function integrationPublicEndpointRoutes({
   ctx,
@@ -23,18 +23,21 @@ export function integrationPublicEndpointRoutes({
       app.openAPIRegistry.registerPath({
         method,
         path: `/v1/integrations/{name}/${kind}/{path}`,
+        // One operation per method: e.g. postIntegrationPublicEndpoint, getIntegrationPublicContent.
+        operationId: `${method}Integration${kind === 'public' ? 'PublicEndpoint' : 'PublicContent'}`,
         summary:
           kind === 'public'
             ? "A GitBook-dialect integration's integration-wide public endpoint (`integration.urls.publicEndpoint`): handed to its latest version's fetch, as the installation whose OAuth flow the request's cookie carries, else with the integration's environment"
             : "A GitBook-dialect integration's `integration.urls.publicContentEndpoint`: handed to its latest version's fetch with the integration's environment",
         tags: TAGS.integrations,
+        security: anyone,
         request: { params: z.object({ name: z.string(), path: z.string() }) },
         responses: {
           200: { description: "Whatever the integration's fetch handler answers" },
           403: errorResponses[403],
           404: errorResponses[404],
           413: errorResponses[413],
-          503: { description: 'The installation of the OAuth flow is paused' },
+          503: errorAnswer('The installation of the OAuth flow is paused'),
         },
       });
     }

@@ -27,10 +27,17 @@ export function integrationRoutes({ ctx, dispatcher, principal }: RouteDeps): Op
     createRoute({
       method: 'post',
       path: '/v1/integrations',
+      operationId: 'publishIntegration',
       summary: 'Publish an integration, or a new version of one of your organization’s',
       tags,
       security: bearer,
-      request: { body: jsonBody(PublishInput) },
+      request: {
+        body: jsonBody(PublishInput, {
+          manifest:
+            'name: hello-world\ntitle: Hello World\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n',
+          script: 'export default { async fetch() { return new Response("hello"); } };',
+        }),
+      },
       responses: { 201: jsonAnswer(Published.extend({ warnings: z.array(z.string()) })), ...errorResponses },
     }),
     async (c) => {
@@ -46,6 +53,7 @@ export function integrationRoutes({ ctx, dispatcher, principal }: RouteDeps): Op
     createRoute({
       method: 'get',
       path: '/v1/integrations',
+      operationId: 'listIntegrations',
       summary:
         'What you may install: public integrations, those of your organizations, and an unlisted one through its share link (`share`)',
       tags,
@@ -64,6 +72,7 @@ export function integrationRoutes({ ctx, dispatcher, principal }: RouteDeps): Op
     createRoute({
       method: 'get',
       path: '/v1/integrations/{name}',
+      operationId: 'getIntegration',
       summary:
         'Read an integration for its page: its manifest without secrets, what each scope grants, its configuration schemas, files and components',
       tags,
@@ -89,6 +98,7 @@ export function integrationRoutes({ ctx, dispatcher, principal }: RouteDeps): Op
     createRoute({
       method: 'get',
       path: '/v1/integrations/{name}/assets/{asset}',
+      operationId: 'getIntegrationAsset',
       summary: 'A file the integration published for its page: `icon`, or `preview-0`, `preview-1`, …',
       tags,
       security: bearer,

@@ -33,13 +33,14 @@ export function oauthRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'princip
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/oauth/start',
+      operationId: 'startOAuth',
       summary:
         "Start an OAuth connection (the Connect button): a signed link to the integration's OAuth path, valid 5 minutes, for this installation and session; the public OAuth path refuses flows without one",
       tags: TAGS.installations,
       security: bearer,
       request: {
         params: z.object({ id: z.string() }),
-        body: { ...jsonBody(OAuthStartInput), required: false },
+        body: { ...jsonBody(OAuthStartInput, { property: 'account' }), required: false },
       },
       responses: { 200: jsonAnswer(OAuthStart), ...errorResponses },
     }),

@@ -26,6 +26,7 @@ export function organizationAlertRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx
     createRoute({
       method: 'get',
       path: '/v1/orgs/{org}/alert-url',
+      operationId: 'getAlertUrl',
       summary: 'Where alerts about the organization’s installations go (members)',
       tags,
       security: bearer,
@@ -39,11 +40,12 @@ export function organizationAlertRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx
     createRoute({
       method: 'put',
       path: '/v1/orgs/{org}/alert-url',
+      operationId: 'setAlertUrl',
       summary:
         'Set where alerts about the organization’s installations are POSTed, signed (admins); the operator’s PORTICO_ALERT_URL still gets them',
       tags,
       security: bearer,
-      request: { params, body: jsonBody(AlertUrlInput) },
+      request: { params, body: jsonBody(AlertUrlInput, { url: 'https://ops.example.com/portico-alerts' }) },
       responses: { 200: jsonAnswer(AlertUrl), ...errorResponses },
     }),
     async (c) => c.json(await setAlertUrl(ctx, await principal(c), c.req.valid('param').org, c.req.valid('json')), 200),
@@ -53,6 +55,7 @@ export function organizationAlertRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx
     createRoute({
       method: 'delete',
       path: '/v1/orgs/{org}/alert-url',
+      operationId: 'clearAlertUrl',
       summary: 'Clear the organization’s alert URL (admins); its signing secret is kept for the next one',
       tags,
       security: bearer,
@@ -66,6 +69,7 @@ export function organizationAlertRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx
     createRoute({
       method: 'get',
       path: '/v1/orgs/{org}/alert-url/signing-secret',
+      operationId: 'getAlertSigningSecret',
       summary:
         'The secret the organization’s alerts are signed with (X-Platform-Signature and the Standard Webhooks headers), and those still signing after a rotation (admins)',
       tags,
@@ -80,6 +84,7 @@ export function organizationAlertRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx
     createRoute({
       method: 'post',
       path: '/v1/orgs/{org}/alert-url/signing-secret/rotate',
+      operationId: 'rotateAlertSigningSecret',
       summary: 'Make a new alert signing secret current; the previous one keeps signing for 24 h (admins)',
       tags,
       security: bearer,

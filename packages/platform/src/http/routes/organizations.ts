@@ -32,10 +32,11 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'post',
       path: '/v1/orgs',
+      operationId: 'createOrganization',
       summary: 'Create an organization (operator)',
       tags,
       security: bearer,
-      request: { body: jsonBody(OrganizationInput) },
+      request: { body: jsonBody(OrganizationInput, { id: 'acme', title: 'Acme', subdomain: 'acme' }) },
       responses: { 201: jsonAnswer(Organization), ...errorResponses },
     }),
     async (c) => {
@@ -48,6 +49,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'get',
       path: '/v1/orgs',
+      operationId: 'listOrganizations',
       summary: 'The organizations you belong to, with your role (the operator: all of them, as admin)',
       tags,
       security: bearer,
@@ -60,6 +62,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'get',
       path: '/v1/orgs/{org}',
+      operationId: 'getOrganization',
       summary: 'An organization: its spaces, sites, members and organization-level installations',
       tags,
       security: bearer,
@@ -74,10 +77,17 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       createRoute({
         method: 'post',
         path: `/v1/orgs/{org}/${kind}`,
+        operationId: kind === 'spaces' ? 'createSpace' : 'createSite',
         summary: `Create a ${kind === 'spaces' ? 'space' : 'site'} in an organization (operator)`,
         tags,
         security: bearer,
-        request: { params: z.object({ org: Id }), body: jsonBody(PlaceInput) },
+        request: {
+          params: z.object({ org: Id }),
+          body: jsonBody(PlaceInput, {
+            id: kind === 'spaces' ? 'handbook' : 'docs-site',
+            title: kind === 'spaces' ? 'Handbook' : 'Docs',
+          }),
+        },
         responses: { 201: jsonAnswer(Place), ...errorResponses },
       }),
       async (c) => {
@@ -91,12 +101,13 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
     createRoute({
       method: 'put',
       path: '/v1/orgs/{org}/members/{user}',
+      operationId: 'setMembership',
       summary: 'Make a user a member (or admin) of an organization (operator)',
       tags,
       security: bearer,
       request: {
         params: z.object({ org: Id, user: Id }),
-        body: { ...jsonBody(MembershipInput), required: false },
+        body: { ...jsonBody(MembershipInput, { role: 'admin' }), required: false },
       },
       responses: { 200: jsonAnswer(Membership), ...errorResponses },
     }),
@@ -113,6 +124,7 @@ export function organizationRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | '
       createRoute({
         method: 'get',
         path: `/v1/${type}s/{id}`,
+        operationId: type === 'space' ? 'getSpace' : 'getSite',
         summary: `A ${type} and the installations in it${type === 'space' ? ' (active ones with the blocks of the quick insert menu)' : ''}`,
         tags,
         security: bearer,

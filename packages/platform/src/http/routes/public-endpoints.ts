@@ -6,7 +6,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { callPublicEndpoint } from '../../calls/integration-calls.js';
-import { errorResponses, type RouteDeps, TAGS } from '../route.js';
+import { anyone, errorAnswer, errorResponses, type RouteDeps, TAGS } from '../route.js';
 
 export function publicEndpointRoutes({ ctx, dispatcher }: Pick<RouteDeps, 'ctx' | 'dispatcher'>): OpenAPIHono {
   const app = new OpenAPIHono();
@@ -17,14 +17,17 @@ export function publicEndpointRoutes({ ctx, dispatcher }: Pick<RouteDeps, 'ctx' 
     app.openAPIRegistry.registerPath({
       method,
       path: '/v1/installations/{id}/public/{path}',
+      // One operation per method: e.g. postInstallationPublicEndpoint.
+      operationId: `${method}InstallationPublicEndpoint`,
       summary: "The installation's public endpoint: any method, any body, handed unchanged to the integration's fetch",
       tags: TAGS.installations,
+      security: anyone,
       request: { params: z.object({ id: z.string(), path: z.string() }) },
       responses: {
         200: { description: "Whatever the integration's fetch handler answers" },
         404: errorResponses[404],
         413: errorResponses[413],
-        503: { description: 'The installation is paused' },
+        503: errorAnswer('The installation is paused'),
       },
     });
   }

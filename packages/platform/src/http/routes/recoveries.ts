@@ -44,11 +44,15 @@ export function recoveryRoutes(
     createRoute({
       method: 'post',
       path: '/v1/installations/{id}/deliveries/recover',
+      operationId: 'recoverDeliveries',
       summary:
         'Recover since: redeliver every failed delivery created in [since, until) that was not redelivered yet, as a background job (GET /v1/recoveries/{id} for its progress)',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(RecoverInput) },
+      request: {
+        params: z.object({ id: z.string() }),
+        body: jsonBody(RecoverInput, { since: '2025-01-31T12:00:00Z' }),
+      },
       responses: { 202: jsonAnswer(Recovery), ...errorResponses },
     }),
     async (c) => {
@@ -66,6 +70,7 @@ export function recoveryRoutes(
     createRoute({
       method: 'get',
       path: '/v1/recoveries/{id}',
+      operationId: 'getRecovery',
       summary: 'A recovery and its progress',
       tags,
       security: bearer,
@@ -79,6 +84,7 @@ export function recoveryRoutes(
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/recoveries',
+      operationId: 'listRecoveries',
       summary: 'The installation’s latest recoveries (20), newest first',
       tags,
       security: bearer,

@@ -11,7 +11,7 @@ import { closeSession, openSession, SESSION_COOKIE, SESSION_TTL_MS, signedIn } f
 import { unauthenticated } from '../../errors/domain-error.js';
 import type { Principal, ServiceContext } from '../../types.js';
 import type { Caller } from '../middleware/credentials.js';
-import { errorResponses, jsonAnswer, jsonBody, TAGS } from '../route.js';
+import { anyone, errorResponses, jsonAnswer, jsonBody, sessionCookie, TAGS } from '../route.js';
 
 const SessionInput = z
   .object({
@@ -65,9 +65,11 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
     createRoute({
       method: 'post',
       path: '/v1/session',
+      operationId: 'signIn',
       summary: 'Sign in: exchange a user token, the admin token or a one-time code for a session cookie',
       tags,
-      request: { body: jsonBody(SessionInput) },
+      security: anyone,
+      request: { body: jsonBody(SessionInput, { token: 'ptk_…' }) },
       responses: { 201: jsonAnswer(Session), ...errorResponses },
     }),
     async (c) => {
@@ -90,8 +92,10 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
     createRoute({
       method: 'get',
       path: '/v1/session',
+      operationId: 'getSession',
       summary: 'The signed-in session: who it is, and its CSRF token',
       tags,
+      security: sessionCookie,
       responses: { 200: jsonAnswer(Session), ...errorResponses },
     }),
     async (c) => {
@@ -106,8 +110,10 @@ export function sessionRoutes({ ctx, adminToken, session, embeddable = false }: 
     createRoute({
       method: 'delete',
       path: '/v1/session',
+      operationId: 'signOut',
       summary: 'Sign out: end the session and clear its cookie',
       tags,
+      security: sessionCookie,
       responses: { 204: { description: 'Signed out' }, ...errorResponses },
     }),
     async (c) => {

@@ -5,7 +5,7 @@
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { publishedScript, siteScripts } from '../../calls/published-scripts.js';
-import { bearer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
+import { anyone, bearer, errorAnswer, errorResponses, jsonAnswer, type RouteDeps, TAGS } from '../route.js';
 
 const SiteScript = z
   .object({
@@ -29,6 +29,7 @@ export function siteScriptRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
     createRoute({
       method: 'get',
       path: '/v1/sites/{site}/scripts',
+      operationId: 'listSiteScripts',
       summary:
         "The scripts the site's active installations publish (scope `site:script:inject`), for the documentation product to inject into its pages",
       tags: TAGS.installations,
@@ -43,9 +44,11 @@ export function siteScriptRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/published-script',
+      operationId: 'getPublishedScript',
       summary:
         "A site installation's published script (its integration's answer to `fetch_published_script`), kept until the installation's configuration or the integration's version changes",
       tags: TAGS.installations,
+      security: anyone,
       request: {
         params: z.object({ id: z.string() }),
         headers: z.object({ 'if-none-match': z.string().optional() }),
@@ -57,8 +60,8 @@ export function siteScriptRoutes({ ctx, dispatcher, principal }: RouteDeps): Ope
         },
         304: { description: 'Not modified: the ETag in If-None-Match is the current one' },
         ...errorResponses,
-        502: { description: 'The integration failed or answered something other than a script' },
-        503: { description: 'The installation is paused or pending' },
+        502: errorAnswer('The integration failed or answered something other than a script'),
+        503: errorAnswer('The installation is paused or pending'),
       },
     }),
     async (c) => {

@@ -36,6 +36,7 @@ export function streamRoutes(
     createRoute({
       method: 'get',
       path: '/v1/installations/{id}/stream',
+      operationId: 'streamInstallationActivity',
       summary:
         'Dispatches and deliveries as they happen (server-sent events: `dispatch`, `delivery`); resumes from Last-Event-ID or `since`',
       tags: TAGS.installations,

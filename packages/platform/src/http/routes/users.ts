@@ -15,10 +15,11 @@ export function userRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principa
     createRoute({
       method: 'post',
       path: '/v1/users',
+      operationId: 'createUser',
       summary: 'Create a user and their API token (operator); the token is shown only here',
       tags,
       security: bearer,
-      request: { body: jsonBody(UserInput) },
+      request: { body: jsonBody(UserInput, { id: 'ada', name: 'Ada Lovelace' }) },
       responses: { 201: jsonAnswer(UserCreated), ...errorResponses },
     }),
     async (c) => {
@@ -31,11 +32,12 @@ export function userRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principa
     createRoute({
       method: 'post',
       path: '/v1/users/{id}/sign-in-links',
+      operationId: 'createSignInLink',
       summary:
         'A one-time link that signs the user in to the dashboard, at `path` when given (operator); valid 15 minutes',
       tags,
       security: bearer,
-      request: { params: z.object({ id: z.string() }), body: jsonBody(SignInLinkInput) },
+      request: { params: z.object({ id: z.string() }), body: jsonBody(SignInLinkInput, { path: '/orgs/acme' }) },
       responses: { 201: jsonAnswer(SignInLink), ...errorResponses },
     }),
     async (c) => {

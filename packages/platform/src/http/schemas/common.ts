@@ -9,9 +9,17 @@ export const Id = z
 
 export const ErrorBody = z
   .object({
-    error: z.object({ code: z.string(), message: z.string() }).catchall(z.unknown()),
+    error: z
+      .object({
+        code: z.string().openapi({ description: 'What went wrong, for programs: stable, snake_case' }),
+        message: z.string().openapi({ description: 'What went wrong, where, and how to fix it, for people' }),
+      })
+      .catchall(z.unknown()),
   })
-  .openapi('Error');
+  .openapi('Error', {
+    description: 'Every error answer (4xx and 5xx)',
+    example: { error: { code: 'not_found', message: 'the organization acme does not exist' } },
+  });
 
 export const JsonSchema = z
   .record(z.string(), z.unknown())
