@@ -351,12 +351,13 @@ export class WorkerdHost implements Host {
 }
 
 /**
- * The headers the worker answered with. Workers encode a body answered with a `content-encoding`;
- * miniflare's client decodes it again and renames the header `mf-content-encoding`, a name of its
- * own that is not passed on: the body here is the decoded one.
+ * The headers the worker answered with, for the body held here, which is never encoded. Workers
+ * encode a body answered with a `content-encoding` on its way out: miniflare's client decodes it
+ * again and renames the header `mf-content-encoding` (a name of its own, not passed on), and a
+ * framed answer (worker-entry.ts) carries the body as the integration made it, before encoding.
  */
 function answeredHeaders(headers: Iterable<[string, string]>): [string, string][] {
-  return [...headers].filter(([name]) => name !== 'mf-content-encoding');
+  return [...headers].filter(([name]) => name !== 'mf-content-encoding' && name !== 'content-encoding');
 }
 
 function keyOf(bundle: IntegrationBundle): string {
