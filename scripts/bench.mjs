@@ -344,8 +344,8 @@ ${dispatchRows.join('\n')}
 Every figure here is \`portico serve\` as a child process on this machine, with the reference receiver
 (\`examples/webhook-receiver\`: verifies every signature, answers 200, then does its work, which records the
 time) and the senders in the benchmark process. An event is a \`space_content_updated\` event for a space
-with a space installation of the built-in webhook integration: it is stored, routed, dispatched to the
-integration, which asks the delivery engine for a delivery; the engine signs it and POSTs it to the receiver.
+with a space installation of the built-in webhook integration: it is stored with the delivery its subscription
+is owed (fanned out when accepted, decision 052); the delivery engine signs it and POSTs it to the receiver.
 The **ceiling** is the engine's own HTTP client posting the same signed bodies straight to the same
 receiver, in the same server run: ${count(D.events)} posts, ${D.ceilingConcurrency} at a time, for throughput (the best of three rounds after a
 warm-up round); and one post per
