@@ -111,7 +111,7 @@ describe.each([1280, 390])('the Events log at %i px', { timeout: 120_000 }, (wid
     await page.goto(`${world.url}/installations/${installation}`);
     const events = page.getByRole('region', { name: 'Events' });
     const row = events.locator('tbody tr', { hasText: 'evt_content_55' });
-    await row.getByText('2 log line(s)').click();
+    await row.getByText('2 log lines').click();
     const lines = row.locator('.log-line');
     await expect
       .poll(() => lines.allTextContents())

@@ -18,9 +18,15 @@ describe('the in-process host', () => {
         const n = Number(path.slice(2));
         await sleep(Math.random() * 5);
         console.log(`handled ${path}`);
-        // A timer's line written before the answer is the dispatch's, as any other.
-        setTimeout(() => console.error(`late ${path}`), 1);
-        await sleep(5 + (n % 20));
+        // A timer's line written before the answer is the dispatch's, as any other (awaited: the
+        // answer waits for it, so no scheduling can put it after).
+        await new Promise<void>((resolve) =>
+          setTimeout(() => {
+            console.error(`late ${path}`);
+            resolve();
+          }, 1),
+        );
+        await sleep(n % 20);
         console.warn('careful %s', path);
         return new Response(path);
       },
