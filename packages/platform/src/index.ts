@@ -13,6 +13,7 @@ export {
   type Tuning,
 } from './config.js';
 export type { DeliveryView } from './delivery/deliveries.js';
+export type { EndpointView } from './delivery/endpoints.js';
 export { postWebhook } from './delivery/post-webhook.js';
 export type { DispatchView } from './dispatch/dispatch-log.js';
 export { DomainError, type ErrorKind } from './errors/domain-error.js';

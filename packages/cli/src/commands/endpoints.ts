@@ -1,3 +1,4 @@
+import type { EndpointView } from '@portico/platform';
 import { resolveTarget, type ServerOptions } from '../api-target.js';
 import { EXIT_OK, runCommand, usage } from '../command-error.js';
 import { devInstallations } from '../dev-installations.js';
@@ -8,19 +9,7 @@ export interface EndpointsOptions extends ServerOptions {
 }
 
 /** An item of GET /v1/installations/{id}/endpoints. */
-interface Endpoint {
-  id: string;
-  url: string;
-  state: 'healthy' | 'failing' | 'disabled';
-  consecutiveFailures: number;
-  disabledReason: string | null;
-  subscribed: boolean;
-  fromConfiguration: boolean;
-  eventTypes: string[];
-  headers: Record<string, string>;
-  policy: string | null;
-  enabled: boolean;
-}
+type Endpoint = EndpointView;
 
 /**
  * `portico endpoints [INSTALLATION…]`: the webhook subscriptions of installations (the configured

@@ -116,12 +116,14 @@ export async function requestDelivery(
   if (stored.id !== row.id) handoff?.cancel();
   else if (handoff) handoff.start(row, sealedSecrets);
   else if (!disabled) ctx.deliveries.wake();
-  else {
-    // Refused at once (its endpoint is disabled): counted and alerted like any delivery that failed.
-    ctx.metrics?.deliveryFailedUnattempted();
-    ctx.alerts?.deliveryEnded(row.id, false);
-  }
+  else refusedAtOnce(ctx, row.id);
   return { id: stored.id, status: stored.status };
+}
+
+/** A delivery written failed without an attempt (its endpoint is disabled): counted and alerted like any that failed. */
+export function refusedAtOnce(ctx: ServiceContext, deliveryId: string): void {
+  ctx.metrics?.deliveryFailedUnattempted();
+  ctx.alerts?.deliveryEnded(deliveryId, false);
 }
 
 export async function redeliver(ctx: ServiceContext, principal: Principal, deliveryId: string) {

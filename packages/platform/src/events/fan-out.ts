@@ -10,6 +10,7 @@
 import { payloadOf } from '@portico/webhook-integration';
 import { DEFAULT_DELIVERY_POLICY } from '@portico/webhooks';
 import { newTimeOrderedId } from '../access/tokens.js';
+import { refusedAtOnce } from '../delivery/deliveries.js';
 import type { Database } from '../storage/schema.js';
 import type { Handoff, ServiceContext } from '../types.js';
 
@@ -92,11 +93,8 @@ export function handOver(ctx: ServiceContext, fanned: FannedOut[]) {
           handoff?.cancel();
           continue;
         }
-        if (row.status === 'failed') {
-          // Refused at once (a disabled subscription): counted and alerted like any delivery that failed.
-          ctx.metrics?.deliveryFailedUnattempted();
-          ctx.alerts?.deliveryEnded(row.id, false);
-        } else if (handoff) handoff.start(row, sealedSecrets);
+        if (row.status === 'failed') refusedAtOnce(ctx, row.id);
+        else if (handoff) handoff.start(row, sealedSecrets);
         else unclaimed = true;
       }
       if (unclaimed) ctx.deliveries.wake();
