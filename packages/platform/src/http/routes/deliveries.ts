@@ -11,7 +11,6 @@ import { revealSecrets, rotateSecretOf } from '../../delivery/signing-secrets.js
 import { createSubscription, removeSubscription, updateSubscription } from '../../delivery/subscriptions.js';
 import { sendTestDelivery } from '../../delivery/test-delivery.js';
 import { getDelivery } from '../../events/trace.js';
-import { managedInstallation } from '../../installations/load.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
 import {
   Delivery,

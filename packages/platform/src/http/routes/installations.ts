@@ -7,7 +7,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { endpointAlerts } from '../../delivery/endpoints.js';
 import { patchConfiguration } from '../../installations/configure.js';
 import { installForOrganization, installInto } from '../../installations/install.js';
-import { loadInstallation, managedInstallation } from '../../installations/load.js';
+import { loadInstallation } from '../../installations/load.js';
 import { installationPage } from '../../installations/page.js';
 import { setPaused } from '../../installations/pause.js';
 import { setSelection } from '../../installations/selection.js';
