@@ -15,6 +15,7 @@ import { placesBelow } from '../storage/repositories/installations.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';
+import { configurationFor, type Reader } from './secret-configuration.js';
 import { fullView, type InstallationView } from './views.js';
 import { isBuiltinWebhook, selectableEvents, webhookWarnings } from './webhook-configuration.js';
 
@@ -63,8 +64,8 @@ export interface InstallationPage extends InstallationView {
   blocks: { id: string; title: string; description: string }[];
 }
 
-/** The page view of an installation the caller has already been authorized to read. */
-export async function installationPage(ctx: ServiceContext, row: Row): Promise<InstallationPage> {
+/** The page view of an installation the caller has already been authorized to read (secrets masked for a member). */
+export async function installationPage(ctx: ServiceContext, row: Row, reader: Reader): Promise<InstallationPage> {
   const [view, { row: integration, manifest, gitbook }, endpoints, children] = await Promise.all([
     fullView(ctx, row),
     loadIntegration(ctx, row.integration_name),
@@ -96,6 +97,7 @@ export async function installationPage(ctx: ServiceContext, row: Row): Promise<I
   }
   return {
     ...view,
+    configuration: configurationFor(reader, manifest, row.target_type, view.configuration),
     alerts: endpoints.some((e) => e.state === 'disabled') ? await endpointAlerts(ctx.db, row.id) : [],
     integrationTitle: manifest.title,
     integrationIcon: stored.has('icon') ? assetUrl(integration.name, integration.latest_version, 'icon') : null,

@@ -5,11 +5,13 @@
 import type { Kysely } from 'kysely';
 import { type Credentials, invalidToken, principalOf, requireRole } from '../access/auth.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
+import { loadIntegration } from '../integrations/read.js';
 import * as installations from '../storage/repositories/installations.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import type { Configuration } from './configuration.js';
 import { authorizedInstallation } from './load.js';
+import { configurationFor, type Reader, readerOf } from './secret-configuration.js';
 
 type Row = Database['installations'];
 /** What an installation's view is made of. */
@@ -114,19 +116,24 @@ export async function fullView(ctx: ServiceContext, row: ViewRow): Promise<Insta
   return view(ctx, row, await selectionsOf(ctx.db, row));
 }
 
-/** What GET /v1/installations/{id} shows: the installation, and whether it has disabled endpoints to list. */
+/**
+ * What GET /v1/installations/{id} shows: the installation (its secrets masked for a member),
+ * whether it has disabled endpoints to list, and who reads it.
+ */
 export async function readInstallation(
   ctx: ServiceContext,
   credentials: Credentials,
   id: string,
-): Promise<{ installation: InstallationView; disabledEndpoints: boolean }> {
+): Promise<{ installation: InstallationView; disabledEndpoints: boolean; reader: Reader }> {
   let row: ViewRow & { disabled_endpoints: unknown };
+  let reader: Reader = 'manager';
   if (credentials.kind === 'user') {
     const found = await installations.viewForUserToken.first(ctx.db, credentials.tokenHash, id);
     if (!found) throw invalidToken();
     if (found.id === null) throw notFound(`the installation ${id}`);
     requireRole(found.member_role ?? undefined, found.organization_id as string);
     row = found as typeof row;
+    reader = readerOf(found.member_role);
   } else {
     const principal = await principalOf(ctx, credentials);
     if (principal.kind === 'installation' && principal.installationId !== id)
@@ -135,8 +142,13 @@ export async function readInstallation(
     if (!found) throw notFound(`the installation ${id}`);
     row = found;
   }
+  const [installation, { manifest }] = await Promise.all([
+    fullView(ctx, row),
+    loadIntegration(ctx, row.integration_name),
+  ]);
+  installation.configuration = configurationFor(reader, manifest, row.target_type, installation.configuration);
   // SQLite answers 0 or 1, PostgreSQL a boolean.
-  return { installation: await fullView(ctx, row), disabledEndpoints: Boolean(row.disabled_endpoints) };
+  return { installation, disabledEndpoints: Boolean(row.disabled_endpoints), reader };
 }
 
 export async function statusHistory(ctx: ServiceContext, principal: Principal, id: string) {

@@ -7,6 +7,7 @@
 import { requireRole, roleIn } from '../access/auth.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
 import { type InstallationPage, installationPage } from '../installations/page.js';
+import { readerOf } from '../installations/secret-configuration.js';
 import * as installations from '../storage/repositories/installations.js';
 import * as organizations from '../storage/repositories/organizations.js';
 import { membersOf } from '../storage/repositories/users.js';
@@ -55,7 +56,7 @@ export async function organizationPage(ctx: ServiceContext, principal: Principal
     spaces,
     sites,
     members,
-    installations: await Promise.all(rows.map((row) => installationPage(ctx, row))),
+    installations: await Promise.all(rows.map((row) => installationPage(ctx, row, readerOf(role)))),
   };
 }
 
@@ -75,12 +76,12 @@ export async function placePage(
 ): Promise<PlacePage> {
   const place = await organizations.placeWithTitle(ctx.db, type, id);
   if (!place) throw notFound(`the ${type} ${id}`);
-  await roleFor(ctx, principal, place.organization_id);
+  const role = await roleFor(ctx, principal, place.organization_id);
   const rows = await installations.installationsIn(ctx.db, type, id);
   return {
     id: place.id,
     title: place.title,
     organization: place.organization_id,
-    installations: await Promise.all(rows.map((row) => installationPage(ctx, row))),
+    installations: await Promise.all(rows.map((row) => installationPage(ctx, row, readerOf(role)))),
   };
 }

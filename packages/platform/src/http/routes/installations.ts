@@ -86,9 +86,9 @@ export function installationRoutes({
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const { installation, disabledEndpoints } = await readInstallation(ctx, await credentials(c), id);
+      const { installation, disabledEndpoints, reader } = await readInstallation(ctx, await credentials(c), id);
       if (c.req.valid('query').view === 'page')
-        return c.json(await installationPage(ctx, await loadInstallation(ctx, id)), 200);
+        return c.json(await installationPage(ctx, await loadInstallation(ctx, id), reader), 200);
       return c.json({ ...installation, alerts: disabledEndpoints ? await endpointAlerts(ctx.db, id) : [] }, 200);
     },
   );

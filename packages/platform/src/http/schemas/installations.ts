@@ -30,7 +30,10 @@ export const Installation = z
     target: z.object({ type: z.enum(['organization', 'space', 'site']), id: z.string() }),
     parentId: z.string().nullable(),
     status: z.enum(['pending', 'active', 'paused']),
-    configuration: z.record(z.string(), z.unknown()),
+    configuration: z.record(z.string(), z.unknown()).openapi({
+      description:
+        'The configuration; for a member of the organization, each secret (what an OAuth button stored) reads `********`',
+    }),
     urls: z.object({ publicEndpoint: z.string() }),
     space_selection: SpaceSelection.optional().openapi({ description: 'Organization installations only' }),
     site_selection: SiteSelection.optional().openapi({ description: 'Organization installations only' }),
