@@ -2,28 +2,24 @@
 // delivered event costs with the rows Portico writes for it and nothing else. The same tables,
 // indexes and foreign keys (a database Portico made: scripts/bench-floor.mjs), the same durability
 // (an event is on disk before it is acknowledged; engine writes are not waited for on SQLite), and
-// the fewest statements those rows take:
+// the fewest statements those rows take. Since subscriptions are fanned out at ingest (decision
+// 052), a webhook event's rows are:
 //
-//   ingest     the event and its outbox row (synced before the answer)
-//   dispatch   the outbox row settled, its dispatch-log line, the delivery row
+//   ingest     the event and its delivery (synced before the answer)
 //   attempt    signed and POSTed (scripts/bench-queue-worker.mjs, as the peers)
 //   result     the attempt's log line and the delivery's new state
 //
 // On PostgreSQL each step is one statement, whatever the number of events (unnest). On SQLite
 // steps queued in one turn of the event loop share a transaction, and ingests a sync of the log,
-// as in Portico (storage/group-commit.ts, storage/durability.ts). No routing read, no context
-// read, no integration, no framework: the floor is Portico's rows on node:http. There are no
-// retries (a failed attempt is recorded and left pending); none fail in the benchmark.
+// as in Portico (storage/group-commit.ts, storage/durability.ts). No routing read, no framework:
+// the floor is Portico's rows on node:http. There are no retries (a failed attempt is recorded and
+// left pending); none fail in the benchmark.
 import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { deliveryAttempt } from './bench-queue-worker.mjs';
 
-/** The rows Portico wrote last (the seeded event's), whose columns the floor's rows copy. */
-const TEMPLATES = {
-  outbox: 'select * from outbox order by id desc limit 1',
-  dispatches: 'select * from dispatches order by id desc limit 1',
-  deliveries: 'select * from deliveries order by created_at desc limit 1',
-};
+/** The delivery Portico wrote last (the seeded event's), whose columns the floor's deliveries copy. */
+const TEMPLATE = 'select * from deliveries order by created_at desc limit 1';
 
 /**
  * Opens the floor on the Portico database at `sqliteFile` or `databaseUrl`: answers
@@ -32,8 +28,6 @@ const TEMPLATES = {
 export async function openFloorQueue({ sqliteFile, databaseUrl, receiverUrl, secret, concurrency }) {
   const store = databaseUrl ? await postgresStore(databaseUrl) : await sqliteStore(sqliteFile);
   const deliver = deliveryAttempt({ url: receiverUrl, secret });
-  const { outbox, dispatches, deliveries } = store.templates;
-  const installationId = outbox.installation_id;
   let inFlight = 0;
   const waiting = [];
 
@@ -68,31 +62,6 @@ export async function openFloorQueue({ sqliteFile, databaseUrl, receiverUrl, sec
       });
   };
 
-  const dispatch = (job, outboxId, outboxLease) => {
-    const now = Date.now();
-    const lease = now + 30_000;
-    const id = `del_${randomBytes(12).toString('hex')}`;
-    const line = { ...dispatches, event_id: job.eventId, at: now };
-    delete line.id;
-    const row = {
-      ...deliveries,
-      id,
-      event_id: job.eventId,
-      body: job.body,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      claimed_until: lease,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    };
-    store
-      .dispatch({ outboxId, outboxLease, at: now, line, row })
-      .then(() => attempt({ id, eventId: job.eventId, body: job.body, lease }))
-      .catch((error) => console.error(`floor: dispatch of ${job.eventId}: ${error.message}`));
-  };
-
   const addMany = async (jobs) => {
     const now = Date.now();
     const lease = now + 30_000;
@@ -104,24 +73,24 @@ export async function openFloorQueue({ sqliteFile, databaseUrl, receiverUrl, sec
         received_at: now,
         routed_at: now,
       },
-      owed: {
-        ...outbox,
-        installation_id: installationId,
+      delivery: {
+        ...store.template,
+        id: `del_${randomBytes(12).toString('hex')}`,
         event_id: job.eventId,
-        event_type: 'space_content_updated',
-        event: job.body,
-        created_at: now,
-        dispatched_at: null,
-        claimed_until: lease,
-        outcome: null,
+        body: job.body,
+        status: 'pending',
         attempts: 0,
-        available_at: 0,
+        next_attempt_at: now,
+        claimed_until: lease,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
       },
     }));
-    const ids = await store.ingest(rows);
-    for (const job of jobs) {
-      const id = ids.get(job.eventId);
-      if (id !== undefined) dispatch(job, id, lease);
+    const stored = await store.ingest(rows);
+    for (const { delivery } of rows) {
+      if (stored.has(delivery.event_id))
+        attempt({ id: delivery.id, eventId: delivery.event_id, body: delivery.body, lease });
     }
   };
   return { add: (job) => addMany([job]), addMany, stop: () => store.close() };
@@ -136,26 +105,13 @@ async function sqliteStore(file) {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   const log = await open(`${file}-wal`, 'r+');
-  const templates = Object.fromEntries(Object.entries(TEMPLATES).map(([k, q]) => [k, db.prepare(q).get()]));
-  const insert = (table, row, tail = '') => {
-    const columns = Object.keys(row).filter((c) => c !== 'id' || table === 'deliveries');
-    const statement = db.prepare(
-      `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')}) ${tail}`,
-    );
-    return (values) => statement.get(...columns.map((c) => values[c]));
-  };
+  const template = db.prepare(TEMPLATE).get();
+  const columns = Object.keys(template);
   const insertEvent = db.prepare(
     'insert into events (event_id, type, payload, received_at, routed_at) values (@event_id, @type, @payload, @received_at, @routed_at) on conflict (event_id) do nothing returning event_id',
   );
-  const insertOwed = insert('outbox', templates.outbox, 'returning id');
-  const insertLine = insert('dispatches', templates.dispatches, 'returning id');
-  const insertDelivery = insert(
-    'deliveries',
-    templates.deliveries,
-    'on conflict (installation_id, event_id, url) where redelivery_of is null do nothing returning id',
-  );
-  const settle = db.prepare(
-    "update outbox set dispatched_at = ?, outcome = 'delivered', claimed_until = null where id = ? and claimed_until = ?",
+  const insertDelivery = db.prepare(
+    `insert into deliveries (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
   );
   const insertAttempt = db.prepare(
     'insert into delivery_attempts (delivery_id, number, at, status, duration_ms, error, response_excerpt) values (?, 1, ?, ?, ?, null, null)',
@@ -198,22 +154,17 @@ async function sqliteStore(file) {
       }
     });
   return {
-    templates,
+    template,
     ingest: (rows) =>
       write(() => {
-        const ids = new Map();
-        for (const { event, owed } of rows) {
+        const stored = new Set();
+        for (const { event, delivery } of rows) {
           if (!insertEvent.get(event)) continue;
-          ids.set(event.event_id, insertOwed(owed).id);
+          insertDelivery.run(...columns.map((c) => delivery[c]));
+          stored.add(event.event_id);
         }
-        return ids;
+        return stored;
       }, true),
-    dispatch: ({ outboxId, outboxLease, at, line, row }) =>
-      write(() => {
-        settle.run(at, outboxId, outboxLease);
-        insertLine(line);
-        insertDelivery(row);
-      }, false),
     result: ({ id, lease, at, status, durationMs, state }) =>
       write(() => {
         insertAttempt.run(id, at, status, durationMs);
@@ -232,29 +183,21 @@ async function postgresStore(url) {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', (error) => console.error(`floor pool: ${error.message}`));
-  const templates = {};
-  for (const [k, q] of Object.entries(TEMPLATES)) templates[k] = (await pool.query(q)).rows[0];
-  const lineColumns = Object.keys(templates.dispatches).filter((c) => c !== 'id');
-  const deliveryColumns = Object.keys(templates.deliveries);
-  const places = (n, from) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ');
+  const template = (await pool.query(TEMPLATE)).rows[0];
+  // Every column but the event's own, which each row sets.
+  const shared = Object.keys(template).filter((c) => !['id', 'event_id', 'body'].includes(c));
   const ingest = {
     name: 'floor_ingest',
     text: `with e as (
         insert into events (event_id, type, payload, received_at, routed_at)
         select u.event_id, u.type, u.payload, $4::bigint, $4::bigint
           from unnest($1::text[], $2::text[], $3::text[]) as u (event_id, type, payload)
-        on conflict (event_id) do nothing returning event_id, type, payload)
-      insert into outbox (installation_id, integration_name, event_id, event_type, event, created_at, claimed_until, attempts, available_at)
-      select $5, $6, e.event_id, e.type, e.payload, $4, $7, 0, 0 from e returning id, event_id`,
-  };
-  const dispatch = {
-    name: 'floor_dispatch',
-    text: `with s as (
-        update outbox set dispatched_at = $1, outcome = 'delivered', claimed_until = null
-         where id = $2 and claimed_until = $3 returning id),
-      l as (insert into dispatches (${lineColumns.join(', ')}) values (${places(lineColumns.length, 4)}))
-      insert into deliveries (${deliveryColumns.join(', ')}) values (${places(deliveryColumns.length, 4 + lineColumns.length)})
-      on conflict (installation_id, event_id, url) where redelivery_of is null do nothing returning id`,
+        on conflict (event_id) do nothing returning event_id, payload),
+      d as (
+        insert into deliveries (id, event_id, body, ${shared.join(', ')})
+        select u.id, e.event_id, e.payload, ${shared.map((_, i) => `$${i + 6}`).join(', ')}
+          from e join unnest($1::text[], $5::text[]) as u (event_id, id) on u.event_id = e.event_id)
+      select event_id from e`,
   };
   const result = {
     name: 'floor_result',
@@ -265,9 +208,9 @@ async function postgresStore(url) {
        where id = $1 and claimed_until = $7`,
   };
   return {
-    templates,
+    template,
     ingest: async (rows) => {
-      const first = rows[0].owed;
+      const first = rows[0].delivery;
       const { rows: written } = await pool.query({
         ...ingest,
         values: [
@@ -275,18 +218,12 @@ async function postgresStore(url) {
           rows.map((r) => r.event.type),
           rows.map((r) => r.event.payload),
           first.created_at,
-          first.installation_id,
-          first.integration_name,
-          first.claimed_until,
+          rows.map((r) => r.delivery.id),
+          ...shared.map((c) => first[c]),
         ],
       });
-      return new Map(written.map((w) => [w.event_id, Number(w.id)]));
+      return new Set(written.map((w) => w.event_id));
     },
-    dispatch: ({ outboxId, outboxLease, at, line, row }) =>
-      pool.query({
-        ...dispatch,
-        values: [at, outboxId, outboxLease, ...lineColumns.map((c) => line[c]), ...deliveryColumns.map((c) => row[c])],
-      }),
     result: ({ id, lease, at, status, durationMs, state }) =>
       pool.query({ ...result, values: [id, at, status, durationMs, state, at + 1000, lease] }),
     close: () => pool.end(),
