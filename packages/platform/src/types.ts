@@ -90,6 +90,8 @@ export interface DeliveryIntake {
    * engine runs here: insert it unclaimed and `wake`.
    */
   offer(target: DeliveryTarget): Handoff | undefined;
+  /** An endpoint's rate limit (deliveries per second; null: none) changed here: apply it now (other nodes read it within their poll). */
+  paced(endpointId: string, rate: number | null): void;
 }
 
 /** A new delivery, before its insert: its id (the row's), installation and endpoint. */
@@ -134,7 +136,7 @@ export interface EventRouting {
 }
 
 /** An intake with no engine behind it: deliveries wait in the database. */
-export const NO_DELIVERY_ENGINE: DeliveryIntake = { wake: () => {}, offer: () => undefined };
+export const NO_DELIVERY_ENGINE: DeliveryIntake = { wake: () => {}, offer: () => undefined, paced: () => {} };
 
 /** Who is calling: the operator, a user, or an installation (its integration). */
 export type Principal =

@@ -117,7 +117,7 @@ describe('portico deliveries, redeliver and recover', () => {
     const added = await world.api(
       'POST',
       `/v1/installations/${site}/endpoints`,
-      { url: `${receiver.url}/second`, eventTypes: ['page_feedback'], policy: 'extended' },
+      { url: `${receiver.url}/second`, eventTypes: ['page_feedback'], policy: 'extended', rateLimit: 20 },
       world.adaToken,
     );
     const listed = await portico(['endpoints', site, ...as()]);
@@ -128,7 +128,9 @@ describe('portico deliveries, redeliver and recover', () => {
         `^ep_\\S+  ${receiver.url}  configured: site_view \\(policy standard\\)  (healthy|failing \\(\\d+ in a row\\))$`,
       ),
     );
-    expect(lines[1]).toBe(`${added.id}  ${receiver.url}/second  subscribed: page_feedback (policy extended)  healthy`);
+    expect(lines[1]).toBe(
+      `${added.id}  ${receiver.url}/second  subscribed: page_feedback (policy extended; at most 20 / s)  healthy`,
+    );
     const json = JSON.parse((await portico(['endpoints', site, '--json', ...as()])).stdout);
     expect(json.map((e: { id: string }) => e.id)[1]).toBe(added.id);
     const usageError = await portico(['endpoints', ...as()]);

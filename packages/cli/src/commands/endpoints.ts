@@ -56,6 +56,7 @@ export function endpointLine(endpoint: Endpoint & { installationId: string }, wi
     : `${endpoint.fromConfiguration ? 'configured' : 'subscribed'}: ${endpoint.eventTypes.join(', ') || 'no event selected'}`;
   const extras = [
     endpoint.policy ? `policy ${endpoint.policy}` : '',
+    endpoint.rateLimit !== null ? `at most ${endpoint.rateLimit} / s` : '',
     Object.keys(endpoint.headers).length > 0 ? `headers ${Object.keys(endpoint.headers).join(', ')}` : '',
   ].filter(Boolean);
   const health =

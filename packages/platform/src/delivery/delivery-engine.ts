@@ -6,6 +6,8 @@
  *   it ends. Its attempt is `attempt.ts`: sign, POST, classify, write the result.
  * - **Turns**: the endpoint (installation + URL). Endpoints with deliveries waiting take turns at
  *   free slots, so one endpoint never holds up the others of its host (DESIGN.md "Isolation").
+ * - **Rates**: an endpoint with a rate limit starts no more deliveries per second than it says
+ *   (bursts of one second's worth), read again at most every `pollMs`; its retries are not held back.
  * - **Slots**: a delivery under way (in flight, or waiting for its retry) holds a slot of its
  *   endpoint (an adaptive limit: it halves down to 1 when attempts time out or fail at the network
  *   level, and grows back by one per success), of its destination host (scheme, host, port: the
@@ -32,6 +34,7 @@ import { LeaseRenewal } from '../queue/lease-renewal.js';
 import { WakeLoop } from '../queue/wake-loop.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
+import * as endpoints from '../storage/repositories/endpoints.js';
 import * as signingSecrets from '../storage/repositories/signing-secrets.js';
 import type { DeliveryIntake, DeliveryTarget, Handoff, ServiceContext } from '../types.js';
 import { type AttemptSettings, attemptDelivery } from './attempt.js';
@@ -94,6 +97,9 @@ export class DeliveryEngine {
   /** When a claim last looked at every endpoint's work (the engine's clock). */
   private lookedEverywhere = Number.NEGATIVE_INFINITY;
   private readonly limits: AdaptiveLimits;
+  /** Endpoints' rate limits (deliveries per second), read again by a claim every `pollMs`. */
+  private rates = new Map<string, number>();
+  private ratesReadAt = Number.NEGATIVE_INFINITY;
   private readonly pool: KeyedPool<Job>;
   private readonly loop: WakeLoop;
   /** Attempts running now. */
@@ -111,6 +117,12 @@ export class DeliveryEngine {
   readonly intake: DeliveryIntake = {
     wake: () => this.wake(),
     offer: (target) => this.offer(target),
+    paced: (endpointId, rate) => {
+      if (rate === null) this.rates.delete(endpointId);
+      else this.rates.set(endpointId, rate);
+      // (A limit raised or removed may let waiting deliveries start now.)
+      this.wake();
+    },
   };
 
   constructor(options: DeliveryEngineOptions) {
@@ -148,6 +160,8 @@ export class DeliveryEngine {
             : perInstallation,
       run: (job) => this.run(job),
       idOf: (job) => job.row.id,
+      rateOf: (turn) => this.rates.get(turn),
+      now: () => this.now(),
     });
     this.renewal = new LeaseRenewal({
       pool: this.pool,
@@ -316,6 +330,7 @@ export class DeliveryEngine {
    * ran out). Answers whether another claim may find more.
    */
   private async claim(): Promise<boolean> {
+    await this.readRates();
     const room = this.backlog.room;
     if (room <= 0) return false;
     const now = this.now();
@@ -388,6 +403,21 @@ export class DeliveryEngine {
       );
     }
     this.pool.add(firsts.map((row) => ({ row, sealedSecrets: secrets.get(row.installation_id) })));
+  }
+
+  /** The endpoints' rate limits as they are now (a person may have changed one on any node). */
+  private async readRates(): Promise<void> {
+    const now = this.now();
+    const since = now - this.ratesReadAt;
+    if (since >= 0 && since < this.pollMs) return;
+    this.ratesReadAt = now;
+    try {
+      const rows = await endpoints.rateLimited(this.ctx.db);
+      this.rates = new Map(rows.map((row) => [row.id, Number(row.rate_limit)]));
+    } catch (error) {
+      // (The limits read last stay until the next look.)
+      this.attempts.logger?.warn({ err: error }, 'could not read the endpoints’ rate limits');
+    }
   }
 
   private async giveBack(rows: DeliveryRow[]): Promise<void> {

@@ -41,6 +41,8 @@ export interface EndpointView {
   policy: string | null;
   /** Switched on (a person may switch a subscription off: nothing is delivered to it). */
   enabled: boolean;
+  /** Most deliveries per second it is sent (per node); null: no limit but the concurrency caps. */
+  rateLimit: number | null;
 }
 
 /** `scheme://host:port` of a URL: the unit that attempts under way are capped by. */
@@ -273,6 +275,7 @@ export function endpointView(row: Row): EndpointView {
     headers: row.headers === null ? {} : (JSON.parse(row.headers) as Record<string, string>),
     policy: row.policy,
     enabled: Number(row.enabled) === 1,
+    rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
   };
 }
 

@@ -30,7 +30,12 @@ export interface SubscriptionFields {
   headers: Record<string, string>;
   policy: string | null;
   enabled: boolean;
+  /** Most deliveries per second (null: none); left out, what the row has stays (the configuration has none). */
+  rateLimit?: number | null;
 }
+
+/** The highest rate limit a subscription may set, in deliveries per second. */
+export const MAX_RATE_LIMIT = 10_000;
 
 /** The subscription the configuration describes (none without a URL). */
 export function subscriptionOfConfiguration(
@@ -55,6 +60,7 @@ const columns = (fields: SubscriptionFields) => ({
   headers: Object.keys(fields.headers).length > 0 ? JSON.stringify(fields.headers) : null,
   policy: fields.policy,
   enabled: fields.enabled ? 1 : 0,
+  ...(fields.rateLimit !== undefined ? { rate_limit: fields.rateLimit } : {}),
 });
 
 /** A new URL starts healthy: the failures of the one before are not its. */
@@ -158,6 +164,7 @@ export interface SubscriptionInput {
   headers?: Record<string, unknown> | undefined;
   policy?: string | null | undefined;
   enabled?: boolean | undefined;
+  rateLimit?: number | null | undefined;
 }
 
 /** The installation, if it is a webhook installation in a space or site (subscriptions are theirs). */
@@ -205,6 +212,11 @@ function checked(
   const policy = input.policy === undefined ? (before?.policy ?? null) : input.policy;
   const policyProblem = policy === null ? undefined : deliveryPolicyProblem('policy', policy);
   if (policyProblem !== undefined) problems.push(policyProblem);
+  const rateLimit = input.rateLimit === undefined ? (before?.rateLimit ?? null) : input.rateLimit;
+  if (rateLimit !== null && !(Number.isInteger(rateLimit) && rateLimit >= 1 && rateLimit <= MAX_RATE_LIMIT))
+    problems.push(
+      `rateLimit: ${rateLimit} is not a whole number of deliveries per second from 1 to ${MAX_RATE_LIMIT}; null removes the limit`,
+    );
   if (problems.length > 0) {
     throw invalid('invalid_subscription', `not saved: ${problems.join('; ')}`, { errors: problems });
   }
@@ -214,6 +226,7 @@ function checked(
     headers: headers as Record<string, string>,
     policy,
     enabled: input.enabled ?? before?.enabled ?? true,
+    rateLimit,
   };
 }
 
@@ -224,14 +237,27 @@ function fieldsOf(row: subscriptions.EndpointRow): SubscriptionFields {
     headers: row.headers === null ? {} : (JSON.parse(row.headers) as Record<string, string>),
     policy: row.policy,
     enabled: Number(row.enabled) === 1,
+    rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
   };
 }
 
-/** The configuration's subscription is edited through the configuration only (one editor per thing). */
-function refuseConfigurations(row: subscriptions.EndpointRow, installationId: string) {
-  if (Number(row.from_configuration) === 1) {
+/**
+ * The configuration's subscription is edited through the configuration only (one editor per
+ * thing), but for what the configuration does not hold: its rate limit (`allowed`).
+ */
+function refuseConfigurations(
+  row: subscriptions.EndpointRow,
+  installationId: string,
+  input: SubscriptionInput = {},
+  allowed: readonly (keyof SubscriptionInput)[] = [],
+) {
+  const touched = Object.keys(input).filter((key) => input[key as keyof SubscriptionInput] !== undefined);
+  if (
+    Number(row.from_configuration) === 1 &&
+    (touched.length === 0 || touched.some((k) => !allowed.includes(k as keyof SubscriptionInput)))
+  ) {
     throw conflict(
-      `the endpoint ${row.id} is the installation's configured webhook: change it with PATCH /v1/installations/${installationId}/configuration (url, the event switches, headers, delivery_policy), or pause the installation`,
+      `the endpoint ${row.id} is the installation's configured webhook: change it with PATCH /v1/installations/${installationId}/configuration (url, the event switches, headers, delivery_policy), or pause the installation; only its rateLimit is set here`,
       'configured_endpoint',
     );
   }
@@ -248,6 +274,7 @@ export async function createSubscription(
   const row = await ctx.db
     .transaction()
     .execute((trx) => put(trx, installationId, fields, undefined, false, ctx.now()));
+  ctx.deliveries.paced(row.id, row.rate_limit);
   return endpointView(row);
 }
 
@@ -262,10 +289,11 @@ export async function updateSubscription(
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = await subscriptions.liveById(trx, installationId, id);
     if (!before) throw notFound(`the endpoint ${id} of the installation ${installationId}`);
-    refuseConfigurations(before, installationId);
+    refuseConfigurations(before, installationId, input, ['rateLimit']);
     const fields = checked(ctx, installation.target_type, fieldsOf(before), input);
     return put(trx, installationId, fields, before, false, ctx.now());
   });
+  ctx.deliveries.paced(row.id, row.rate_limit);
   return endpointView(row);
 }
 

@@ -13,7 +13,12 @@ interface Item {
 }
 
 /** A pool of items keyed by endpoint (turns) and host, recording what it started, in order. */
-function poolOf(options: { concurrency?: number; perHost?: number; perEndpoint?: (endpoint: string) => number }) {
+function poolOf(options: {
+  concurrency?: number;
+  perHost?: number;
+  perEndpoint?: (endpoint: string) => number;
+  rateOf?: (endpoint: string) => number | undefined;
+}) {
   const started: Item[] = [];
   const pool = new KeyedPool<Item>({
     concurrency: options.concurrency ?? 100,
@@ -22,6 +27,7 @@ function poolOf(options: { concurrency?: number; perHost?: number; perEndpoint?:
     capOf: (slot) => (slot.startsWith('h ') ? (options.perHost ?? 100) : (options.perEndpoint?.(slot.slice(2)) ?? 100)),
     run: (item) => started.push(item),
     idOf: (item) => item.id,
+    ...(options.rateOf ? { rateOf: options.rateOf, now: () => Date.now() } : {}),
   });
   return { pool, started };
 }
@@ -47,6 +53,43 @@ describe('the keyed pool', () => {
     }
     // (Newcomers join at the front: b, then a, before flood, which had its turns.)
     expect(order).toEqual(['b', 'a', 'flood', 'b', 'a', 'flood']);
+  });
+
+  it('starts a rate-limited endpoint no faster than its rate, bursts of one second included, and others freely', () => {
+    const rates: Record<string, number | undefined> = { slow: 2 };
+    const { pool, started } = poolOf({ rateOf: (endpoint) => rates[endpoint] });
+    pool.add(items('slow', 7));
+    pool.add(items('free', 5));
+    const startedOf = (endpoint: string) => started.filter((i) => i.endpoint === endpoint).length;
+    // One second's worth at once; the endpoint without a rate is not held back by it.
+    expect(startedOf('slow')).toBe(2);
+    expect(startedOf('free')).toBe(5);
+    for (const item of [...started]) pool.finished(item);
+    expect(startedOf('slow')).toBe(2);
+    vi.advanceTimersByTime(499);
+    expect(startedOf('slow')).toBe(2);
+    vi.advanceTimersByTime(1);
+    expect(startedOf('slow')).toBe(3);
+    vi.advanceTimersByTime(1000);
+    expect(startedOf('slow')).toBe(5);
+    // A rate raised while items wait applies from the next look.
+    rates.slow = 100;
+    vi.advanceTimersByTime(500);
+    expect(startedOf('slow')).toBe(7);
+    expect(pool.waiting).toBe(0);
+  });
+
+  it('holds back a rate-limited endpoint in takeNext too, and drops its look when drained', () => {
+    const { pool, started } = poolOf({ rateOf: () => 1 });
+    pool.add(items('slow', 3));
+    expect(started).toHaveLength(1);
+    expect(pool.takeNext(started[0] as Item, () => true)).toBeUndefined();
+    // The look it scheduled starts the next when the rate allows; takeNext gets no more meanwhile.
+    vi.advanceTimersByTime(1000);
+    expect(started.map((i) => i.id)).toEqual(['slow-0', 'slow-1']);
+    expect(pool.takeNext(started[1] as Item, () => true)).toBeUndefined();
+    expect(pool.drain().map((i) => i.id)).toEqual(['slow-2']);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('never starts more than the host cap, whatever the endpoints, nor more than the node takes', () => {

@@ -11,12 +11,16 @@
  * - An item may be **waiting for a retry** (`retryAt`): it keeps its slots, leaves the in-flight
  *   count, and runs again when due, whatever the caps (a started item never waits for a slot, so
  *   its retry windows stay exact).
+ * - A turn key may have a **rate** (`rateOf`: starts per second, bursts of one second's worth): its
+ *   items start no faster, whatever slots are free, and the pool looks again when the next may.
+ *   Retries are not held back (their windows stay exact).
  * - **Reserved** places count as waiting for a turn key before their item arrives (an insert not
  *   yet committed), so bounds on what waits hold across that gap.
  *
  * The pool knows nothing of databases or leases: its owner (the delivery engine) claims work,
  * adds it, runs what the pool starts, and tells it how each run ended.
  */
+import { Pace } from './pace.js';
 
 export interface KeyedPoolOptions<T> {
   /** Items in flight at once (retries that come due may go past it). */
@@ -31,6 +35,10 @@ export interface KeyedPoolOptions<T> {
   run(item: T): void;
   /** An item's identity: `has` answers whether the pool holds it (waiting, in flight or waiting for a retry). */
   idOf(item: T): string | number;
+  /** Most starts per second of a turn key's items, or undefined for no limit (read each time). */
+  rateOf?(turn: string): number | undefined;
+  /** The clock rates are counted by (Unix ms; default Date.now). */
+  now?(): number;
 }
 
 export class KeyedPool<T> {
@@ -45,8 +53,14 @@ export class KeyedPool<T> {
   private flying = 0;
   private pumping = false;
   private pumpAgain = false;
+  private readonly pace: Pace | undefined;
+  /** A look again when a rate-limited turn key may start its next item, and when. */
+  private paceTimer: { timer: NodeJS.Timeout; at: number } | undefined;
 
-  constructor(private readonly options: KeyedPoolOptions<T>) {}
+  constructor(private readonly options: KeyedPoolOptions<T>) {
+    const { rateOf } = options;
+    this.pace = rateOf ? new Pace(rateOf, options.now ?? Date.now) : undefined;
+  }
 
   /** Items in flight. */
   get inFlight(): number {
@@ -139,7 +153,7 @@ export class KeyedPool<T> {
     const turn = this.options.turnOf(item);
     const queue = this.queues.get(turn);
     const next = queue?.[0];
-    if (!queue || next === undefined || !joins(next)) return undefined;
+    if (!queue || next === undefined || !joins(next) || (this.pace && !this.pace.take(turn))) return undefined;
     queue.shift();
     if (queue.length === 0) this.queues.delete(turn);
     this.waitingCount--;
@@ -201,6 +215,8 @@ export class KeyedPool<T> {
       items.push(item);
     }
     this.timers.clear();
+    if (this.paceTimer) clearTimeout(this.paceTimer.timer);
+    this.paceTimer = undefined;
     return items;
   }
 
@@ -238,6 +254,10 @@ export class KeyedPool<T> {
             if (this.flying >= this.options.concurrency) break;
             const item = queue[0] as T;
             if (!this.fits(item)) continue;
+            if (this.pace && !this.pace.take(turn)) {
+              this.lookAgainAt(this.pace.nextAt(turn));
+              continue;
+            }
             queue.shift();
             this.waitingCount--;
             this.queues.delete(turn);
@@ -252,6 +272,21 @@ export class KeyedPool<T> {
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Pumps again at `at` (Unix ms on the pool's clock), unless a look is due sooner. */
+  private lookAgainAt(at: number | undefined): void {
+    if (at === undefined || (this.paceTimer !== undefined && this.paceTimer.at <= at)) return;
+    if (this.paceTimer) clearTimeout(this.paceTimer.timer);
+    const now = (this.options.now ?? Date.now)();
+    const timer = setTimeout(
+      () => {
+        this.paceTimer = undefined;
+        this.pump();
+      },
+      Math.max(1, at - now),
+    );
+    this.paceTimer = { timer, at };
   }
 
   private fits(item: T): boolean {

@@ -213,6 +213,8 @@ export interface Database {
     from_configuration: Generated<number>;
     /** When the subscription was removed (its row stays: its deliveries point at it). */
     removed_at: number | null;
+    /** Most deliveries per second this node starts to it (schema 23); null: no limit but the caps. */
+    rate_limit: number | null;
   };
   delivery_attempts: {
     id: Generated<number>;

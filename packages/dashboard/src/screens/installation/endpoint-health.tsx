@@ -75,6 +75,7 @@ function EndpointList({ installationId, endpoints }: { installationId: string; e
             <p className="muted">
               Receives {endpoint.eventTypes.map(eventName).join(', ')}
               {endpoint.policy ? ` · ${endpoint.policy} retries` : ''}
+              {endpoint.rateLimit !== null ? ` · at most ${endpoint.rateLimit} deliveries a second` : ''}
               {Object.keys(endpoint.headers).length > 0
                 ? ` · its own headers: ${Object.keys(endpoint.headers).join(', ')}`
                 : ''}

@@ -131,7 +131,7 @@ export function deliveryRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'prin
       path: '/v1/installations/{id}/endpoints/{endpointId}',
       operationId: 'updateSubscription',
       summary:
-        'Change a subscription (admins): its URL (what it was owed is redelivered to the new one), event types, headers, policy, or switch it on or off. The configured one changes with the configuration',
+        'Change a subscription (admins): its URL (what it was owed is redelivered to the new one), event types, headers, policy, rate limit, or switch it on or off. The configured one changes with the configuration, but for its rate limit',
       tags,
       security: bearer,
       request: {

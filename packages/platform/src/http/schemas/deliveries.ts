@@ -25,6 +25,10 @@ export const Endpoint = z
     headers: z.record(z.string(), z.string()),
     policy: z.string().nullable().openapi({ description: 'The delivery policy; null: the default, standard' }),
     enabled: z.boolean().openapi({ description: 'false: switched off by a person, nothing is delivered to it' }),
+    rateLimit: z.number().int().nullable().openapi({
+      description:
+        'Most deliveries per second it is sent (bursts of one second’s worth), counted by each node; null: no limit but the concurrency caps',
+    }),
   })
   .openapi('Endpoint');
 
@@ -43,6 +47,11 @@ const subscriptionFields = {
     .nullable()
     .openapi({ description: '`standard` or `extended`; null: the default', example: 'standard' }),
   enabled: z.boolean(),
+  rateLimit: z.number().nullable().openapi({
+    description:
+      'Most deliveries per second, a whole number from 1 to 10,000 (bursts of one second’s worth; retries are not held back); null: no limit. The configured endpoint takes this field alone',
+    example: 10,
+  }),
 };
 
 export const SubscriptionInput = z
@@ -51,6 +60,7 @@ export const SubscriptionInput = z
     headers: subscriptionFields.headers.optional(),
     policy: subscriptionFields.policy.optional(),
     enabled: subscriptionFields.enabled.optional(),
+    rateLimit: subscriptionFields.rateLimit.optional(),
   })
   .openapi('SubscriptionInput');
 
@@ -61,6 +71,7 @@ export const SubscriptionPatch = z
     headers: subscriptionFields.headers.optional(),
     policy: subscriptionFields.policy.optional(),
     enabled: subscriptionFields.enabled.optional(),
+    rateLimit: subscriptionFields.rateLimit.optional(),
   })
   .openapi('SubscriptionPatch');
 

@@ -165,3 +165,13 @@ export function disabledOf(db: Kysely<Database>, installationId: string) {
     .where('disabled_at', 'is not', null)
     .execute();
 }
+
+/** The endpoints with a rate limit (a partial index holds them): the delivery engine paces their attempts. */
+export function rateLimited(db: Kysely<Database>) {
+  return db
+    .selectFrom('endpoints')
+    .select(['id', 'rate_limit'])
+    .where('rate_limit', 'is not', null)
+    .where('removed_at', 'is', null)
+    .execute();
+}
