@@ -1,8 +1,10 @@
 /**
  * GET /metrics on the real server, on SQLite and PostgreSQL: real events ingested and delivered to
  * a receiver on 127.0.0.1 move the counters and histograms; what is owed is read on scrape and
- * moves as work waits and ends; labels carry no ids; PORTICO_METRICS_TOKEN guards the route.
+ * moves as work waits and ends; labels carry no ids; Prometheus's own `promtool check metrics`
+ * finds nothing to say; PORTICO_METRICS_TOKEN guards the route.
  */
+import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { startPlatform } from '../server.js';
@@ -165,6 +167,23 @@ describe.each(backends)('metrics on $name', (backend) => {
     });
     expect(stopped.value('portico_workerd_memory_bytes')).toBe(0);
   }, 60_000);
+
+  it('passes `promtool check metrics` on what it serves after real traffic', async (test) => {
+    const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
+    if (promtool.error) {
+      // CI installs it (.ci/run); elsewhere: apt-get install prometheus.
+      if (process.env.CI) throw new Error(`promtool is needed in CI: ${promtool.error.message}`);
+      test.skip();
+      return;
+    }
+    const text = await fetch(`${world.platform.url}/metrics`).then((r) => r.text());
+    expect(text).toContain('portico_deliveries_total');
+    const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect({ status: checked.status, problems: `${checked.stdout}${checked.stderr}`.trim() }).toEqual({
+      status: 0,
+      problems: '',
+    });
+  });
 });
 
 describe.each(backends)('the metrics token on $name', (backend) => {
