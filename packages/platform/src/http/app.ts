@@ -21,6 +21,7 @@ import { requestLog } from './middleware/request-log.js';
 import { validationHook } from './middleware/validation.js';
 import { onError } from './on-error.js';
 import { type RouteDeps, TAG_DESCRIPTIONS } from './route.js';
+import { apiDocsRoutes } from './routes/api-docs.js';
 import { compatGitBookRoutes } from './routes/compat-gitbook.js';
 import { completionRoutes } from './routes/completions.js';
 import { componentRoutes } from './routes/components.js';
@@ -117,6 +118,8 @@ export function createApp(options: AppOptions) {
     servers: [{ url: ctx.publicUrl || ctx.apiUrl || new URL(c.req.url).origin, description: 'This server' }],
     tags: TAG_DESCRIPTIONS,
   }));
+  // The reference page of that document (and /docs, which redirects to it).
+  app.route('/', apiDocsRoutes());
   // Last: every other GET outside /v1 is the web app's.
   app.route(
     '/',
