@@ -1,8 +1,11 @@
 /**
- * The Portico API as the commands that talk to a server use it: JSON in and out with the bearer
- * token, the server's `{ error: { code, message } }` turned into a ServerFailure whose message
- * says what was asked, what the server answered and, for the usual mistakes, what to check.
+ * The Portico API as the commands that talk to a server use it: @portico/client's typed calls
+ * (`client.call(client.portico.GET('/v1/deliveries/{id}', …))`) with the bearer token, the
+ * server's `{ error: { code, message } }` turned into a ServerFailure whose message says what was
+ * asked, what the server answered and, for the usual mistakes, what to check. `fetch` is for the
+ * one request that is read as a stream (`tail`).
  */
+import { createPorticoClient, type PorticoClient, requestOf, type Answer as TypedAnswer } from '@portico/client';
 
 export class ServerFailure extends Error {
   constructor(
@@ -24,47 +27,46 @@ export interface Answer<T> {
 }
 
 export class ApiClient {
+  /** The typed client of the API (@portico/client), with the token; an unreachable server is a ServerFailure. */
+  readonly portico: PorticoClient;
+
   constructor(
     /** The server's address without a trailing slash, e.g. http://127.0.0.1:8787. */
     readonly api: string,
     private readonly token: string,
     /** How the target is named in messages, e.g. `the portico dev platform of /x`. */
     readonly described = api,
-  ) {}
-
-  async get<T>(path: string): Promise<T> {
-    return (await this.request<T>('GET', path)).body;
+  ) {
+    this.portico = createPorticoClient({ baseUrl: api, token, fetch: (request) => this.reach(request) });
   }
 
-  async send<T>(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    return (await this.request<T>(method, path, body)).body;
+  /** The data of a typed call's answer, else the ServerFailure that says what was refused and why. */
+  async call<T>(request: Promise<TypedAnswer<T>>): Promise<T> {
+    return (await this.callWithHeaders(request)).body;
   }
 
-  /** Sends a request; answers the parsed body of a 2xx answer with its headers, else throws a ServerFailure. */
-  async request<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
-    const response = await this.fetch(path, {
-      method,
-      headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (!response.ok) throw this.refusal(method, path, response.status, parsed, text);
-    return { body: parsed as T, headers: response.headers };
+  /** The data of a typed call's answer with its headers (a page's cursor), else a ServerFailure. */
+  async callWithHeaders<T>(request: Promise<TypedAnswer<T>>): Promise<Answer<T>> {
+    const { data, error, response } = await request;
+    if (response.ok) return { body: data as T, headers: response.headers };
+    const [method = 'GET', path = response.url] = requestOf(response).split(' ');
+    throw this.refusal(method, path, response.status, error, typeof error === 'string' ? error : '');
   }
 
   /** A raw request with the token (for streams); network failures become a ServerFailure. */
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    try {
-      return await fetch(`${this.api}${path}`, {
+    return this.reach(
+      new Request(`${this.api}${path}`, {
         ...init,
         headers: { authorization: `Bearer ${this.token}`, ...(init.headers as Record<string, string>) },
-      });
+      }),
+    );
+  }
+
+  /** Sends a request as it is; a server that cannot be reached is a ServerFailure saying which. */
+  private async reach(request: Request): Promise<Response> {
+    try {
+      return await fetch(request);
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -90,6 +92,3 @@ export class ApiClient {
     return new ServerFailure(`${method} ${path} was refused (${status} ${code}): ${said}${hint}`, status, code, parsed);
   }
 }
-
-/** A path segment from user input, escaped. */
-export const segment = (value: string) => encodeURIComponent(value);

@@ -13,11 +13,11 @@ export async function devInstallations(client: ApiClient, dev: FoundDevServer): 
   const own = [top, ...(space !== undefined ? [space] : []), ...(site !== undefined ? [site] : [])];
   const organization =
     dev.organization ??
-    (await client.get<{ organization: string }>(`/v1/installations/${encodeURIComponent(top)}`)).organization;
-  const places = await Promise.all([
-    client.get<{ installations: InstallationRead[] }>(`/v1/orgs/${encodeURIComponent(organization)}`),
-    client.get<{ installations: InstallationRead[] }>(`/v1/spaces/${encodeURIComponent(dev.space)}`),
-    client.get<{ installations: InstallationRead[] }>(`/v1/sites/${encodeURIComponent(dev.site)}`),
+    (await client.call(client.portico.GET('/v1/installations/{id}', { params: { path: { id: top } } }))).organization;
+  const places: { installations: InstallationRead[] }[] = await Promise.all([
+    client.call(client.portico.GET('/v1/orgs/{org}', { params: { path: { org: organization } } })),
+    client.call(client.portico.GET('/v1/spaces/{id}', { params: { path: { id: dev.space } } })),
+    client.call(client.portico.GET('/v1/sites/{id}', { params: { path: { id: dev.site } } })),
   ]);
   return [...new Set([...own, ...places.flatMap((place) => place.installations.map((i) => i.id))])];
 }

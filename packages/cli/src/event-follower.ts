@@ -46,7 +46,9 @@ export async function followEvent(
   const versions = new Map<string, string>();
   const dispatched = new Set<string>();
   for (;;) {
-    const trace = await client.get<EventTrace>(`/v1/events/${encodeURIComponent(eventId)}`);
+    const trace: EventTrace = await client.call(
+      client.portico.GET('/v1/events/{eventId}', { params: { path: { eventId } } }),
+    );
     const over =
       trace.routedAt !== null &&
       trace.installations.every((i) => finalOutcome(i.outcome)) &&

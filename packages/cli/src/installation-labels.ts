@@ -19,7 +19,7 @@ export class InstallationLabels {
   label(id: string): Promise<string> {
     let found = this.known.get(id);
     if (found === undefined) {
-      found = this.client.get<InstallationRead>(`/v1/installations/${encodeURIComponent(id)}`).then(
+      found = this.client.call(this.client.portico.GET('/v1/installations/{id}', { params: { path: { id } } })).then(
         (installation) => describe(installation),
         () => id,
       );

@@ -57,6 +57,7 @@ describe('npm pack of every publishable package', () => {
   it('makes one tarball per package, with its built code and files, and no tests or sources', async () => {
     expect((await readdir(tarballs)).sort()).toEqual([
       'portico-0.1.0.tgz',
+      'portico-client-0.1.0.tgz',
       'portico-dashboard-0.1.0.tgz',
       'portico-manifest-0.1.0.tgz',
       'portico-platform-0.1.0.tgz',
@@ -88,6 +89,10 @@ describe('npm pack of every publishable package', () => {
       expect.arrayContaining(['package/dist/index.js', 'package/platform-manifest.yaml']),
     );
     expect(await contents('portico-dashboard-0.1.0.tgz')).toContain('package/dist/index.html');
+    // The client's types are generated when it is built: the tarball carries them.
+    expect(await contents('portico-client-0.1.0.tgz')).toEqual(
+      expect.arrayContaining(['package/dist/index.js', 'package/dist/generated/schema.d.ts']),
+    );
     expect(await contents('portico-manifest-0.1.0.tgz')).toContain('package/schema/platform-manifest.schema.json');
   });
 

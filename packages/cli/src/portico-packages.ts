@@ -30,6 +30,7 @@ export const PACKAGES: Record<string, string> = {
   '@portico/webhook-integration': 'integrations/webhook',
   '@portico/dashboard': 'packages/dashboard',
   '@portico/platform': 'packages/platform',
+  '@portico/client': 'packages/client',
   portico: 'packages/cli',
 };
 

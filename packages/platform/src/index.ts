@@ -23,7 +23,7 @@ export { type Host, HostError, type HostRequest, type HostResponse, type Integra
 export { InProcessHost } from './hosts/in-process-host.js';
 export { RemoteHost } from './hosts/remote-host.js';
 export { WorkerdHost } from './hosts/workerd-host.js';
-export { createApp } from './http/app.js';
+export { apiDocumentConfig, createApp } from './http/app.js';
 export { currentToken } from './installations/tokens.js';
 export { type RunningPlatform, type StartOptions, startPlatform, VERSION } from './server.js';
 export { openDatabase } from './storage/database.js';

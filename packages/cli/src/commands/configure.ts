@@ -65,10 +65,11 @@ export function configure(
     const { client } = resolveTarget(options, io, env);
     let result: ConfigurationResult;
     try {
-      result = await client.send<ConfigurationResult>(
-        'PATCH',
-        `/v1/installations/${encodeURIComponent(installation)}/configuration`,
-        patch,
+      result = await client.call(
+        client.portico.PATCH('/v1/installations/{id}/configuration', {
+          params: { path: { id: installation } },
+          body: patch,
+        }),
       );
     } catch (error) {
       if (error instanceof ServerFailure && error.status === 400) {

@@ -38,15 +38,16 @@ export function deliveries(
         'give the installation whose deliveries to list (portico deliveries INSTALLATION), or run portico dev here',
       );
     }
-    const query = new URLSearchParams({ limit: String(limit) });
-    if (options.status) query.set('status', options.status);
-    if (options.event) query.set('eventId', options.event);
+    const query = {
+      limit,
+      ...(options.status ? { status: options.status as Delivery['status'] } : {}),
+      ...(options.event ? { eventId: options.event } : {}),
+    };
     const found: (Delivery & { installationId: string })[] = [];
     let more = false;
     for (const id of new Set(ids)) {
-      const answer = await client.request<Delivery[]>(
-        'GET',
-        `/v1/installations/${encodeURIComponent(id)}/deliveries?${query}`,
+      const answer = await client.callWithHeaders<Delivery[]>(
+        client.portico.GET('/v1/installations/{id}/deliveries', { params: { path: { id }, query } }),
       );
       found.push(...answer.body.map((delivery) => ({ installationId: id, ...delivery })));
       if (answer.headers.get('x-next-cursor')) more = true;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Schemas } from '@portico/client';
 import type { DispatchView } from '@portico/platform';
 import type { ApiClient } from '../api-client.js';
 import { resolveTarget, type ServerOptions, type Target } from '../api-target.js';
@@ -17,7 +18,7 @@ import {
   parseData,
 } from '../event-fields.js';
 import { finalOutcome, followEvent } from '../event-follower.js';
-import { InstallationLabels, type InstallationRead } from '../installation-labels.js';
+import { InstallationLabels } from '../installation-labels.js';
 import type { Io } from '../io.js';
 import { DEFAULT_WAIT_SECONDS, parseSeconds } from '../numbers.js';
 
@@ -88,7 +89,8 @@ async function emitIngested(
   const event = applyFields(mergeDeep({ type: kind.type, ...kind.fields(places) }, data), options.field ?? [], STRINGS);
   if (event.type !== kind.type)
     throw usage(`the event's type is ${kind.type}; do not set another with --field or --data`);
-  const sent = await client.send<{ eventId: string; duplicate: boolean }>('POST', '/v1/events', event);
+  // The server checks the event against its schema (and says what is wrong); here it is only built.
+  const sent = await client.call(client.portico.POST('/v1/events', { body: event as Schemas['EventInput'] }));
   const where = [
     event.spaceId !== undefined ? `space ${event.spaceId}` : '',
     event.siteId !== undefined ? `site ${event.siteId}` : '',
@@ -193,8 +195,10 @@ const STRINGS = new Set(['eventId', 'spaceId', 'siteId', 'pageId', 'revisionId',
 
 /** page_feedback names a space too: the first space of the site's organization. */
 async function firstSpaceOfSite(client: ApiClient, site: string): Promise<string | undefined> {
-  const found = await client.get<{ organization: string }>(`/v1/sites/${encodeURIComponent(site)}`);
-  const org = await client.get<{ spaces: { id: string }[] }>(`/v1/orgs/${encodeURIComponent(found.organization)}`);
+  const found = await client.call(client.portico.GET('/v1/sites/{id}', { params: { path: { id: site } } }));
+  const org = await client.call(
+    client.portico.GET('/v1/orgs/{org}', { params: { path: { org: found.organization } } }),
+  );
   return org.spaces[0]?.id;
 }
 
@@ -244,7 +248,9 @@ async function emitSetup(
     );
   }
   if (installation.integration === 'webhook') {
-    const integration = await client.get<{ organization: string }>('/v1/integrations/webhook');
+    const integration = await client.call(
+      client.portico.GET('/v1/integrations/{name}', { params: { path: { name: 'webhook' } } }),
+    );
     if (integration.organization === 'portico') {
       throw new CommandError(
         `${await labels.label(id)} is the built-in webhook integration's: it runs no code and is sent no setup event (its configuration is its subscription; see it with portico endpoints ${id})`,
@@ -252,10 +258,8 @@ async function emitSetup(
     }
   }
   const before = await latestDispatchId(client, id);
-  const saved = await client.send<{ status: string }>(
-    'PATCH',
-    `/v1/installations/${encodeURIComponent(id)}/configuration`,
-    {},
+  const saved = await client.call(
+    client.portico.PATCH('/v1/installations/{id}/configuration', { params: { path: { id } }, body: {} }),
   );
   const dispatch = await nextDispatch(client, id, kind.type, before, timeoutMs);
   const label = await labels.label(id);
@@ -301,8 +305,8 @@ async function emitRender(
   const installation = await readInstallation(client, id, labels);
   let componentId = input.componentId === undefined ? undefined : String(input.componentId);
   if (componentId === undefined) {
-    const integration = await client.get<{ components?: { id: string }[] }>(
-      `/v1/integrations/${encodeURIComponent(installation.integration)}`,
+    const integration = await client.call(
+      client.portico.GET('/v1/integrations/{name}', { params: { path: { name: installation.integration } } }),
     );
     componentId = integration.components?.[0]?.id;
     if (componentId === undefined) {
@@ -311,10 +315,11 @@ async function emitRender(
   }
   const before = options.wait ? await latestDispatchId(client, id) : 0;
   const { componentId: _, ...body } = input;
-  const rendered = await client.send<{ element: unknown; state: unknown }>(
-    'POST',
-    `/v1/installations/${encodeURIComponent(id)}/components/${encodeURIComponent(componentId)}/render`,
-    body,
+  const rendered = await client.call(
+    client.portico.POST('/v1/installations/{id}/components/{componentId}/render', {
+      params: { path: { id, componentId } },
+      body: body as Schemas['RenderInput'],
+    }),
   );
   io.out(
     `${JSON.stringify(options.json ? { installationId: id, componentId, ...rendered } : rendered, null, options.json ? 0 : 2)}\n`,
@@ -327,14 +332,18 @@ async function emitRender(
 }
 
 async function readInstallation(client: ApiClient, id: string, labels: InstallationLabels) {
-  const installation = await client.get<InstallationRead>(`/v1/installations/${encodeURIComponent(id)}`);
+  const installation = await client.call(client.portico.GET('/v1/installations/{id}', { params: { path: { id } } }));
   labels.remember(installation);
   return installation;
 }
 
 async function latestDispatchId(client: ApiClient, id: string): Promise<number> {
-  const latest = await client.get<DispatchView[]>(`/v1/installations/${encodeURIComponent(id)}/dispatches`);
+  const latest = await dispatchesOf(client, id);
   return latest[0]?.id ?? 0;
+}
+
+async function dispatchesOf(client: ApiClient, id: string): Promise<DispatchView[]> {
+  return client.call(client.portico.GET('/v1/installations/{id}/dispatches', { params: { path: { id } } }));
 }
 
 /** The first dispatch of `type` to the installation after `after` (an id), polled until `timeoutMs`. */
@@ -347,7 +356,7 @@ async function nextDispatch(
 ): Promise<DispatchView | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const latest = await client.get<DispatchView[]>(`/v1/installations/${encodeURIComponent(id)}/dispatches`);
+    const latest = await dispatchesOf(client, id);
     const found = latest.filter((d) => d.id > after && d.type === type).at(-1);
     if (found) return found;
     if (Date.now() >= deadline) return undefined;

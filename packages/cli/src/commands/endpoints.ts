@@ -33,7 +33,9 @@ export function endpoints(
     }
     const found: (Endpoint & { installationId: string })[] = [];
     for (const id of new Set(ids)) {
-      const list = await client.get<Endpoint[]>(`/v1/installations/${encodeURIComponent(id)}/endpoints`);
+      const list: Endpoint[] = await client.call(
+        client.portico.GET('/v1/installations/{id}/endpoints', { params: { path: { id } } }),
+      );
       found.push(...list.map((endpoint) => ({ installationId: id, ...endpoint })));
     }
     if (options.json) {

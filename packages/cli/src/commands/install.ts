@@ -31,15 +31,16 @@ export function install(integration: string, options: InstallOptions, io: Io, en
     const { client, dev } = resolveTarget(options, io, env);
     const org = options.org ?? dev?.organization;
     if (org === undefined) throw usage('give the organization to install into with --org ORG');
-    const orgPath = `/v1/orgs/${encodeURIComponent(org)}`;
     const top = await createOrFind(
       () =>
-        client.send<InstallationRead>('POST', `${orgPath}/installations`, {
-          integration,
-          ...(options.shareToken ? { shareToken: options.shareToken } : {}),
-        }),
+        client.call(
+          client.portico.POST('/v1/orgs/{org}/installations', {
+            params: { path: { org } },
+            body: { integration, ...(options.shareToken ? { shareToken: options.shareToken } : {}) },
+          }),
+        ),
       async () =>
-        (await client.get<{ installations: InstallationRead[] }>(orgPath)).installations.find(
+        (await client.call(client.portico.GET('/v1/orgs/{org}', { params: { path: { org } } }))).installations.find(
           (i) => i.integration === integration,
         ),
     );
@@ -52,13 +53,22 @@ export function install(integration: string, options: InstallOptions, io: Io, en
         below.push(
           await createOrFind(
             () =>
-              client.send<InstallationRead>(
-                'POST',
-                `/v1/installations/${encodeURIComponent(top.id)}/${type}s/${encodeURIComponent(id)}`,
+              client.call(
+                type === 'space'
+                  ? client.portico.POST('/v1/installations/{id}/spaces/{target}', {
+                      params: { path: { id: top.id, target: id } },
+                    })
+                  : client.portico.POST('/v1/installations/{id}/sites/{target}', {
+                      params: { path: { id: top.id, target: id } },
+                    }),
               ),
             async () =>
               (
-                await client.get<{ installations: InstallationRead[] }>(`/v1/${type}s/${encodeURIComponent(id)}`)
+                await client.call(
+                  type === 'space'
+                    ? client.portico.GET('/v1/spaces/{id}', { params: { path: { id } } })
+                    : client.portico.GET('/v1/sites/{id}', { params: { path: { id } } }),
+                )
               ).installations.find((i) => i.integration === integration),
           ),
         );
@@ -67,8 +77,10 @@ export function install(integration: string, options: InstallOptions, io: Io, en
     const all = [top, ...below];
     for (const installation of all) {
       if (installation.status === 'pending') {
-        const page = await client.get<{ errors?: { path: string; message: string }[] }>(
-          `/v1/installations/${encodeURIComponent(installation.id)}?view=page`,
+        const page = await client.call(
+          client.portico.GET('/v1/installations/{id}', {
+            params: { path: { id: installation.id }, query: { view: 'page' } },
+          }),
         );
         installation.errors = page.errors ?? [];
       }

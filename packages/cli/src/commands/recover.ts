@@ -39,10 +39,11 @@ export function recover(installation: string, options: RecoverOptions, io: Io, e
     const until = options.until === undefined ? undefined : parseTimeArg(options.until, '--until');
     const timeoutMs = parseSeconds(options.timeout ?? String(DEFAULT_WAIT_SECONDS * 4), '--timeout') * 1000;
     const { client } = resolveTarget(options, io, env);
-    let recovery = await client.send<Recovery>(
-      'POST',
-      `/v1/installations/${encodeURIComponent(installation)}/deliveries/recover`,
-      { since, ...(until !== undefined ? { until } : {}) },
+    let recovery: Recovery = await client.call(
+      client.portico.POST('/v1/installations/{id}/deliveries/recover', {
+        params: { path: { id: installation } },
+        body: { since, ...(until !== undefined ? { until } : {}) },
+      }),
     );
     if (!options.json) {
       io.out(`${recovery.id}\n`);
@@ -63,7 +64,9 @@ export function recover(installation: string, options: RecoverOptions, io: Io, e
         );
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      recovery = await client.get<Recovery>(`/v1/recoveries/${encodeURIComponent(recovery.id)}`);
+      recovery = await client.call(
+        client.portico.GET('/v1/recoveries/{id}', { params: { path: { id: recovery.id } } }),
+      );
       const progress = `${recovery.done + recovery.errors}/${recovery.total}`;
       if (!options.json && recovery.status === 'running' && progress !== shown) {
         shown = progress;

@@ -24,7 +24,9 @@ export function redeliver(ids: string[], options: RedeliverOptions, io: Io, env:
     const { client } = resolveTarget(options, io, env);
     const started: Delivery[] = [];
     for (const id of ids) {
-      const delivery = await client.send<Delivery>('POST', `/v1/deliveries/${encodeURIComponent(id)}/redeliver`);
+      const delivery: Delivery = await client.call(
+        client.portico.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id } } }),
+      );
       started.push(delivery);
       if (!options.json) {
         io.out(`${delivery.id}\n`);
@@ -42,7 +44,9 @@ export function redeliver(ids: string[], options: RedeliverOptions, io: Io, env:
     for (const delivery of started) {
       let printed = '';
       for (;;) {
-        const now = await client.get<Delivery>(`/v1/deliveries/${encodeURIComponent(delivery.id)}`);
+        const now: Delivery = await client.call(
+          client.portico.GET('/v1/deliveries/{id}', { params: { path: { id: delivery.id } } }),
+        );
         if (!options.json && deliveryVersion(now) !== printed && now.attempts.length > 0) {
           printed = deliveryVersion(now);
           io.out(formatDeliveryChange(now));

@@ -52,9 +52,7 @@ export function tail(
     const labels = new InstallationLabels(client);
     const named = new Map<string, string>();
     for (const id of new Set(ids)) {
-      await client.get(`/v1/installations/${encodeURIComponent(id)}`).then((installation) => {
-        labels.remember(installation as never);
-      });
+      labels.remember(await client.call(client.portico.GET('/v1/installations/{id}', { params: { path: { id } } })));
       named.set(id, await labels.label(id));
     }
     const maps = new SourceMaps(io.cwd);

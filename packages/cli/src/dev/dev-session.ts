@@ -248,13 +248,17 @@ export class DevSession {
     const publisher = (internal ? this.admin : this.user) as PlatformClient;
     let published: { name: string; version: number; warnings?: string[] };
     try {
-      published = await publisher.call('POST', '/v1/integrations', {
-        manifest: candidate.manifestText,
-        script: candidate.script,
-        secrets: candidate.secrets,
-        ...(Object.keys(candidate.assets).length > 0 ? { assets: candidate.assets } : {}),
-        ...candidate.dialect,
-      });
+      published = await publisher.call(
+        publisher.portico.POST('/v1/integrations', {
+          body: {
+            manifest: candidate.manifestText,
+            script: candidate.script,
+            secrets: candidate.secrets,
+            ...(Object.keys(candidate.assets).length > 0 ? { assets: candidate.assets } : {}),
+            ...candidate.dialect,
+          },
+        }),
+      );
     } catch (error) {
       if (this.stopping) return { ok: false };
       const errors =

@@ -48,7 +48,7 @@ export async function seedDevWorld(
   organization: string,
 ): Promise<PlatformClient> {
   try {
-    await admin.create('/v1/orgs', { id: organization, title: organization });
+    await admin.create(admin.portico.POST('/v1/orgs', { body: { id: organization, title: organization } }));
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 400) {
       throw new DevWorldError(
@@ -61,8 +61,17 @@ export async function seedDevWorld(
     ['spaces', DEV_SPACE, 'Development space'],
     ['sites', DEV_SITE, 'Development site'],
   ] as const) {
-    await admin.create(`/v1/orgs/${organization}/${kind}`, { id, title });
-    const place = await admin.call<{ organization: string }>('GET', `/v1/${kind}/${id}`);
+    const options = { params: { path: { org: organization } }, body: { id, title } };
+    await admin.create(
+      kind === 'spaces'
+        ? admin.portico.POST('/v1/orgs/{org}/spaces', options)
+        : admin.portico.POST('/v1/orgs/{org}/sites', options),
+    );
+    const place = await admin.call(
+      kind === 'spaces'
+        ? admin.portico.GET('/v1/spaces/{id}', { params: { path: { id } } })
+        : admin.portico.GET('/v1/sites/{id}', { params: { path: { id } } }),
+    );
     if (place.organization !== organization) {
       throw new DevWorldError(
         `the ${kind === 'spaces' ? 'space' : 'site'} ${id} of this data directory belongs to the organization "${place.organization}", not to the manifest's "${organization}": start over with \`portico dev --fresh\``,
@@ -70,14 +79,19 @@ export async function seedDevWorld(
     }
   }
   const tokenFile = join(dataDir, USER_TOKEN_FILE);
-  const created = await admin.create<{ token: string }>('/v1/users', { id: DEV_USER, name: 'Developer' });
+  const created = await admin.create(admin.portico.POST('/v1/users', { body: { id: DEV_USER, name: 'Developer' } }));
   if (created !== undefined) writeFileSync(tokenFile, `${created.token}\n`, { mode: 0o600 });
   else if (!existsSync(tokenFile)) {
     throw new DevWorldError(
       `the user ${DEV_USER} exists but its token file ${tokenFile} is gone: start over with \`portico dev --fresh\``,
     );
   }
-  await admin.call('PUT', `/v1/orgs/${organization}/members/${DEV_USER}`, { role: 'admin' });
+  await admin.call(
+    admin.portico.PUT('/v1/orgs/{org}/members/{user}', {
+      params: { path: { org: organization, user: DEV_USER } },
+      body: { role: 'admin' },
+    }),
+  );
   return admin.as(readFileSync(tokenFile, 'utf8').trim());
 }
 
@@ -93,21 +107,36 @@ export async function ensureInstallations(
   integration: string,
   target: DevTarget,
 ): Promise<{ installations: DevInstallations; removed: InstallationView[] }> {
-  const org = await user.call<{ installations: InstallationView[] }>('GET', `/v1/orgs/${organization}`);
-  const top =
+  const org = await user.call(user.portico.GET('/v1/orgs/{org}', { params: { path: { org: organization } } }));
+  const top: InstallationView =
     org.installations.find((i) => i.integration === integration) ??
-    (await user.call<InstallationView>('POST', `/v1/orgs/${organization}/installations`, { integration }));
+    (await user.call(
+      user.portico.POST('/v1/orgs/{org}/installations', {
+        params: { path: { org: organization } },
+        body: { integration },
+      }),
+    ));
   const installations: DevInstallations = { organization: top };
   const removed: InstallationView[] = [];
   for (const kind of ['space', 'site'] as const) {
     const id = DEV_PLACES[kind];
-    const place = await user.call<{ installations: InstallationView[] }>('GET', `/v1/${kind}s/${id}`);
-    const found = place.installations.find((i) => i.integration === integration);
+    const place = await user.call(
+      kind === 'space'
+        ? user.portico.GET('/v1/spaces/{id}', { params: { path: { id } } })
+        : user.portico.GET('/v1/sites/{id}', { params: { path: { id } } }),
+    );
+    const found: InstallationView | undefined = place.installations.find((i) => i.integration === integration);
     if (installsInto(target, kind)) {
+      const path = { params: { path: { id: top.id, target: id } } };
       installations[kind] =
-        found ?? (await user.call<InstallationView>('POST', `/v1/installations/${top.id}/${kind}s/${id}`));
+        found ??
+        (await user.call(
+          kind === 'space'
+            ? user.portico.POST('/v1/installations/{id}/spaces/{target}', path)
+            : user.portico.POST('/v1/installations/{id}/sites/{target}', path),
+        ));
     } else if (found !== undefined) {
-      await user.call('DELETE', `/v1/installations/${found.id}`);
+      await user.call(user.portico.DELETE('/v1/installations/{id}', { params: { path: { id: found.id } } }));
       removed.push(found);
     }
   }

@@ -1,4 +1,14 @@
-/** A small JSON client of the Portico API, for the calls `portico dev` makes to its own platform. */
+/**
+ * The Portico API as `portico dev` calls its own platform: @portico/client's typed calls with a
+ * token, a refusal turned into an ApiFailure that names the request and what the server said.
+ */
+import {
+  createPorticoClient,
+  errorOf,
+  type PorticoClient,
+  requestOf,
+  type Answer as TypedAnswer,
+} from '@portico/client';
 
 export class ApiFailure extends Error {
   constructor(
@@ -14,55 +24,41 @@ export class ApiFailure extends Error {
 }
 
 export class PlatformClient {
+  /** The typed client of the API, with this token. */
+  readonly portico: PorticoClient;
+
   constructor(
     readonly url: string,
-    private readonly token: string,
-  ) {}
+    token: string,
+  ) {
+    this.portico = createPorticoClient({ baseUrl: url, token });
+  }
 
   /** The same client with another token. */
   as(token: string): PlatformClient {
     return new PlatformClient(this.url, token);
   }
 
-  /** Sends a request; answers the JSON body of a 2xx answer, throws an ApiFailure otherwise. */
-  async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    const parsed = text === '' ? undefined : safeJson(text);
-    if (!response.ok) {
-      const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
-      throw new ApiFailure(
-        response.status,
-        error?.code ?? 'unknown',
-        `${method} ${path} answered ${response.status}: ${error?.message ?? text.slice(0, 200)}`,
-        parsed,
-      );
-    }
-    return parsed as T;
+  /** The data of a 2xx answer to a typed call (`client.call(client.portico.GET(…))`), else an ApiFailure. */
+  async call<T>(request: Promise<TypedAnswer<T>>): Promise<T> {
+    const { data, error, response } = await request;
+    if (response.ok) return data as T;
+    const said = errorOf(error);
+    throw new ApiFailure(
+      response.status,
+      said?.code ?? 'unknown',
+      `${requestOf(response)} answered ${response.status}: ${said?.message ?? String(error ?? '').slice(0, 200)}`,
+      error,
+    );
   }
 
   /** Like `call`, but a 409 (it exists already) answers undefined. */
-  async create<T = unknown>(path: string, body?: unknown): Promise<T | undefined> {
+  async create<T>(request: Promise<TypedAnswer<T>>): Promise<T | undefined> {
     try {
-      return await this.call<T>('POST', path, body);
+      return await this.call(request);
     } catch (error) {
       if (error instanceof ApiFailure && error.status === 409) return undefined;
       throw error;
     }
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

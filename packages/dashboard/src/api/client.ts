@@ -1,12 +1,11 @@
 /**
- * The API client, typed from the platform's OpenAPI document (api/generated/schema.d.ts is written by
- * `npm run generate` from the platform's routes; never edit it by hand). Requests carry the session
- * cookie; every request that changes something also carries the session's CSRF token.
+ * The API client: @portico/client, whose types are generated from the platform's OpenAPI document
+ * when it is built. Requests carry the session cookie; every request that changes something also
+ * carries the session's CSRF token.
  */
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './generated/schema';
+import { type Schemas as ClientSchemas, createPorticoClient, type Middleware } from '@portico/client';
 
-export type Schemas = components['schemas'];
+export type Schemas = ClientSchemas;
 
 /** An answer of the API that is not a success: `{ error: { code, message } }` and its status. */
 export class ApiError extends Error {
@@ -37,7 +36,7 @@ const csrf: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '', credentials: 'same-origin' });
+export const api = createPorticoClient({ baseUrl: globalThis.location?.origin ?? '', credentials: 'same-origin' });
 api.use(csrf);
 
 interface Answer<T> {

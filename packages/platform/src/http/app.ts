@@ -21,6 +21,7 @@ import { requestLog } from './middleware/request-log.js';
 import { validationHook } from './middleware/validation.js';
 import { onError } from './on-error.js';
 import { type RouteDeps, TAG_DESCRIPTIONS } from './route.js';
+import { apiDocsRoutes } from './routes/api-docs.js';
 import { compatGitBookRoutes } from './routes/compat-gitbook.js';
 import { completionRoutes } from './routes/completions.js';
 import { componentRoutes } from './routes/components.js';
@@ -58,6 +59,25 @@ export interface AppOptions {
   frameAncestors?: string[] | undefined;
   /** `/readyz` and `/metrics` (observability/routes.ts). */
   operations?: Hono | undefined;
+}
+
+/**
+ * What the API's document says besides its routes: for GET /v1/openapi.json, and for
+ * `app.getOpenAPI31Document()` where the document is written without a server (@portico/client's
+ * build generates its types from it).
+ */
+export function apiDocumentConfig(version: string, serverUrl: string) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Portico API',
+      version,
+      description: 'The Portico integration platform API',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: serverUrl, description: 'This server' }],
+    tags: TAG_DESCRIPTIONS,
+  };
 }
 
 export function createApp(options: AppOptions) {
@@ -106,17 +126,11 @@ export function createApp(options: AppOptions) {
   app.route('/compat/gitbook', compatGitBookRoutes(deps));
 
   // A function: the server's URL is known only once it listens (server.ts sets ctx.publicUrl then).
-  app.doc31('/v1/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: {
-      title: 'Portico API',
-      version: options.version,
-      description: 'The Portico integration platform API',
-      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-    },
-    servers: [{ url: ctx.publicUrl || ctx.apiUrl || new URL(c.req.url).origin, description: 'This server' }],
-    tags: TAG_DESCRIPTIONS,
-  }));
+  app.doc31('/v1/openapi.json', (c) =>
+    apiDocumentConfig(options.version, ctx.publicUrl || ctx.apiUrl || new URL(c.req.url).origin),
+  );
+  // The reference page of that document (and /docs, which redirects to it).
+  app.route('/', apiDocsRoutes());
   // Last: every other GET outside /v1 is the web app's.
   app.route(
     '/',

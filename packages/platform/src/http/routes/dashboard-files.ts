@@ -171,7 +171,10 @@ const gzipped = promisify(gzip);
 /** Compressed files by path, encoding, size and time: a file rebuilt in place is compressed again. */
 const compressedFiles = new Map<string, Promise<Buffer>>();
 
-async function compressed(file: { path: string; size: number; mtimeMs: number }, encoding: Encoding): Promise<Buffer> {
+export async function compressed(
+  file: { path: string; size: number; mtimeMs: number },
+  encoding: Encoding,
+): Promise<Buffer> {
   const key = `${file.path}\0${encoding}\0${file.size}\0${file.mtimeMs}`;
   let body = compressedFiles.get(key);
   if (body === undefined) {
@@ -196,7 +199,7 @@ async function compressed(file: { path: string; size: number; mtimeMs: number },
   return body;
 }
 
-async function fileAt(path: string): Promise<{ path: string; size: number; mtimeMs: number } | undefined> {
+export async function fileAt(path: string): Promise<{ path: string; size: number; mtimeMs: number } | undefined> {
   try {
     const info = await stat(path);
     return info.isFile() ? { path, size: info.size, mtimeMs: info.mtimeMs } : undefined;
