@@ -17,6 +17,7 @@ import * as places from '../storage/repositories/organizations.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { defaultConfiguration, levelOf, validateConfiguration } from './configuration.js';
+import { grantOf } from './granted-scopes.js';
 import { loadInstallation } from './load.js';
 import { owe } from './owed-events.js';
 import { mintToken } from './tokens.js';
@@ -118,6 +119,11 @@ export async function insertInstallation(
   const status: InstallationStatus = errors.length === 0 ? 'active' : 'pending';
   const now = ctx.now();
   const organization = input.target.type === 'organization';
+  // Granted: at organization level, what the version asks for now (what the admin was shown); a
+  // space or site installation shares its organization installation's grant.
+  const granted = organization
+    ? [...input.manifest.scopes]
+    : grantOf((await installations.installationOrThrow(trx, input.parentId as string)).granted_scopes);
   const row: Row = {
     id: newId('inst'),
     integration_name: input.integration,
@@ -134,6 +140,7 @@ export async function insertInstallation(
     created_at: now,
     updated_at: now,
     uninstalled_at: null,
+    granted_scopes: organization ? JSON.stringify(granted) : null,
   };
   const existing = await installations.installedIn(trx, input.integration, input.target);
   if (existing)
@@ -142,7 +149,7 @@ export async function insertInstallation(
     );
   await installations.insertInstallation(trx, row);
   await installations.recordStatus(trx, row.id, null, status, 'installed', now);
-  await mintToken(ctx, trx, row.id, input.manifest.scopes);
+  await mintToken(ctx, trx, row.id, granted);
   await owe(trx, row, 'installed', now);
   if (input.parentId !== null) await installations.touch(trx, input.parentId, now);
   return row;
