@@ -29,7 +29,7 @@ export async function installForOrganization(
   ctx: ServiceContext,
   principal: Principal,
   organizationId: string,
-  input: { integration: string; shareToken?: string | undefined },
+  input: { integration: string; shareToken?: string | undefined; scopes?: string[] | undefined },
 ): Promise<InstallationView> {
   if (principal.kind === 'installation') throw forbidden('an installation token cannot install integrations');
   await getOrganization(ctx, organizationId);
@@ -45,6 +45,14 @@ export async function installForOrganization(
   if (!own && integration.visibility === 'unlisted' && input.shareToken !== integration.share_token) {
     throw forbidden(
       `the integration ${input.integration} is unlisted: install it through its share link (send its shareToken)`,
+    );
+  }
+  // What is granted is what the admin was shown: a version asking for more since is not installed blind.
+  const unseen = input.scopes === undefined ? [] : manifest.scopes.filter((scope) => !input.scopes?.includes(scope));
+  if (unseen.length > 0) {
+    throw invalid(
+      'scopes_changed',
+      `${input.integration} now asks for ${unseen.join(', ')}, which you were not shown: read the integration again and confirm what it asks for now`,
     );
   }
   return create(ctx, principal, {

@@ -120,7 +120,15 @@ describe.each(backends)('granted scopes on $name', (backend) => {
 
   it('installs with the scopes the version asks for: they are granted', async () => {
     await publish(['space:content:read']);
-    const installed = await ada('POST', '/v1/orgs/acme/installations', { integration: 'spy' });
+    // Installing with scopes the admin was not shown all of installs nothing.
+    const blind = await ada('POST', '/v1/orgs/acme/installations', { integration: 'spy', scopes: [] });
+    expect(blind.status).toBe(400);
+    expect(blind.body.error).toMatchObject({ code: 'scopes_changed' });
+    expect(blind.body.error.message).toMatch(/now asks for space:content:read, which you were not shown/);
+    const installed = await ada('POST', '/v1/orgs/acme/installations', {
+      integration: 'spy',
+      scopes: ['space:content:read'],
+    });
     expect(installed.status, JSON.stringify(installed.body)).toBe(201);
     orgId = installed.body.id;
     const space = await ada('POST', `/v1/installations/${orgId}/spaces/s1`);

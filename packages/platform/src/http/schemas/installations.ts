@@ -11,6 +11,10 @@ export const InstallInput = z
       .string()
       .optional()
       .openapi({ description: 'Required to install an unlisted integration of another organization' }),
+    scopes: z.array(z.string()).max(100).optional().openapi({
+      description:
+        'The scopes the admin was shown before confirming: when the integration asks for one more since, nothing is installed (400 `scopes_changed`)',
+    }),
   })
   .openapi('InstallInput');
 
