@@ -35,6 +35,7 @@ describe('OAuth Connect', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Install' }).click();
     // The confirmation lists what it is granted; its Install installs.
     await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
+    await page.waitForURL(/\/installations\/[^/]+$/);
     await page.getByRole('heading', { level: 1, name: 'OAuth Connect' }).waitFor();
     const id = page.url().split('/').pop() as string;
     provider.start([
