@@ -374,36 +374,6 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
       for (const key of ['spaceInstallation', 'signingSecrets']) expect(environment).not.toHaveProperty(key);
       expect(environment.apiTokens).toEqual({ installation: expect.any(String) });
     });
-
-    it('says the scopes the organization granted, not what a newer version asks for (DESIGN.md "Granted scopes")', async () => {
-      const ada = world.as(world.tokens.ada);
-      const published = await ada('POST', '/v1/integrations', {
-        manifest: installable('gb-app').replace(
-          'scopes: [space:content:read]',
-          'scopes: [space:content:read, space:git:sync]',
-        ),
-        script: '// in-process',
-        gitbook: appFacts,
-      });
-      expect(published.status, JSON.stringify(published.body)).toBe(201);
-      await ada('PATCH', `/v1/installations/${gb.org}/configuration`, { team: 'granted' });
-      const environment = await until('the setup event of version 2', () => {
-        const found = received['gb-app'].find(
-          (r) => r.event.type === 'installation_setup' && r.environment.installation.configuration.team === 'granted',
-        );
-        return found?.environment;
-      });
-      expect(environment.integration).toMatchObject({ version: '2', scopes: ['space:content:read'] });
-      expect((await ada('POST', `/v1/installations/${gb.org}/scopes/accept`)).status).toBe(200);
-      // Accepting changes the grant: a setup event with the wider one follows.
-      const accepted = await until('the setup event of the accepted grant', () => {
-        const found = received['gb-app'].find(
-          (r) => r.event.type === 'installation_setup' && r.environment.integration.scopes.length === 2,
-        );
-        return found?.environment;
-      });
-      expect(accepted.integration.scopes).toEqual(['space:content:read', 'space:git:sync']);
-    });
   });
 
   describe('the /compat/gitbook API', () => {
