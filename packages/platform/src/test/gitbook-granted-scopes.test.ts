@@ -10,7 +10,14 @@ import { backends } from '../test-support/backends.js';
 import { until } from '../test-support/webhook-world.js';
 import { startWorld, type World } from '../test-support/world.js';
 
-type Received = { event: Record<string, any>; environment: Record<string, any> };
+/** What a GitBook-dialect envelope carries that this test reads. */
+type Received = {
+  event: { type: string };
+  environment: {
+    installation: { configuration: Record<string, unknown> };
+    integration: { version: string; scopes: string[] };
+  };
+};
 
 const received: Received[] = [];
 const recorder: Integration = {
