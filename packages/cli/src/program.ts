@@ -165,7 +165,7 @@ function serverOptions(command: Command): Command {
 
 const EXIT_STATUS = (ok: string) => `Exit status: 0 ${ok}, 1 refused or failed, 2 usage.`;
 
-/** The commands that talk to a running server: emit, tail, deliveries, endpoints, redeliver, recover, install, configure. */
+/** The commands that talk to a running server: emit, tail, deliveries, endpoints, scopes, redeliver, recover, install, configure. */
 function addServerCommands(program: Command, io: Io, done: (code: number) => void) {
   const kinds = (how: string) =>
     EVENT_KINDS.filter((k) => k.how === how)
@@ -268,6 +268,29 @@ ${EXIT_STATUS('listed (also none)')}
     )
     .action(async (installations: string[], options) =>
       done(await (await import('./commands/endpoints.js')).endpoints(installations, options, io)),
+    );
+
+  serverOptions(
+    program
+      .command('scopes')
+      .description(
+        'Show what installations were granted and the new permissions their integration’s latest version asks for; --accept grants them (an admin of the organization, or the operator).',
+      )
+      .argument(
+        '[installation...]',
+        'organization installations (default: every pending request; needs the operator’s token)',
+      )
+      .option('--accept', 'grant what each asks for, as shown')
+      .option('--json', 'print the installations’ scopes as a JSON array'),
+  )
+    .addHelpText(
+      'after',
+      `
+${EXIT_STATUS('shown or accepted')}
+`,
+    )
+    .action(async (installations: string[], options) =>
+      done(await (await import('./commands/scopes.js')).scopes(installations, options, io)),
     );
 
   serverOptions(

@@ -63,6 +63,8 @@ scopes: []
     await page.getByRole('link', { name: 'Globex Shared' }).click();
     await page.getByRole('heading', { level: 1, name: 'Globex Shared' }).waitFor();
     await page.getByRole('button', { name: 'Install' }).click();
+    // The confirmation lists what it is granted; its Install installs.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
     await page.getByRole('heading', { level: 1, name: 'Globex Shared' }).waitFor();
     await page.waitForURL(/\/installations\//);
     const id = page.url().split('/').pop() as string;
@@ -100,6 +102,8 @@ scopes: []
     await signIn(page, world.url, world.tokens.ada);
     await page.goto(`${world.url}/integrations/hello-world`);
     await page.getByRole('button', { name: 'Install' }).click();
+    // The confirmation lists what it is granted; its Install installs.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
     // (The integration page's heading has the same name: waiting for it alone raced the navigation.)
     await page.waitForURL(/\/installations\/[^/]+$/);
     await page.getByRole('heading', { level: 1, name: 'Hello World' }).waitFor();

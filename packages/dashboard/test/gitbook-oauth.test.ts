@@ -61,6 +61,8 @@ describe.each(backends)('OAuth Connect of a GitBook-dialect integration on $name
     await signIn(page, world.url, world.tokens.ada);
     await page.goto(`${world.url}/integrations/gb-oauth`);
     await page.getByRole('button', { name: 'Install' }).click();
+    // The confirmation lists what it is granted; its Install installs.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
     // The integration's page has the same title: wait for the installation's own page.
     await page.waitForURL((url) => /\/installations\/inst_\w+$/.test(url.pathname));
     await page.getByRole('heading', { level: 1, name: 'Provider Account' }).waitFor();

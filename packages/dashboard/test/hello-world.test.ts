@@ -42,6 +42,8 @@ describe('the hello-world example', { timeout: 120_000 }, () => {
     expect(colours).toBeGreaterThan(20);
     await checkBothWidths(page, 'the hello-world integration page');
     await page.getByRole('button', { name: 'Install' }).click();
+    // The confirmation lists what it is granted; its Install installs.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
     await page.getByRole('heading', { level: 1, name: 'Hello World' }).waitFor();
     expect(await page.getByRole('button', { name: 'Connect' }).count()).toBe(0);
     await checkBothWidths(page, 'the hello-world installation');

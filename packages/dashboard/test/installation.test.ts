@@ -33,6 +33,9 @@ describe('the installation page', { timeout: 120_000 }, () => {
   it('installs, shows what is missing, and turns active once the generated form is filled and saved', async () => {
     await page.goto(`${world.url}/integrations/showcase`);
     await page.getByRole('button', { name: 'Install' }).click();
+    // The confirmation lists what it is granted; its Install installs.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
+    await page.waitForURL(/\/installations\/[^/]+$/);
     await page.getByRole('heading', { level: 1, name: 'Showcase' }).waitFor();
     installationId = page.url().split('/').pop() as string;
     await page.getByText('pending', { exact: true }).waitFor();

@@ -33,6 +33,9 @@ describe('OAuth Connect', { timeout: 120_000 }, () => {
     await signIn(page, world.url, world.tokens.ada);
     await page.goto(`${world.url}/integrations/oauth-connect`);
     await page.getByRole('button', { name: 'Install' }).click();
+    // The confirmation lists what it is granted; its Install installs.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
+    await page.waitForURL(/\/installations\/[^/]+$/);
     await page.getByRole('heading', { level: 1, name: 'OAuth Connect' }).waitFor();
     const id = page.url().split('/').pop() as string;
     provider.start([

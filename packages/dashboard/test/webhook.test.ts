@@ -58,6 +58,8 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await checkBothWidths(page, 'the Webhooks integration page');
     await page.getByRole('button', { name: 'Install' }).click();
+    // The confirmation lists what it is granted; its Install installs.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Install' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('Docs', { exact: true }).click();
     await page.getByRole('button', { name: 'Save spaces' }).click();

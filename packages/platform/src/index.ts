@@ -24,6 +24,7 @@ export { InProcessHost } from './hosts/in-process-host.js';
 export { RemoteHost } from './hosts/remote-host.js';
 export { WorkerdHost } from './hosts/workerd-host.js';
 export { apiDocumentConfig, createApp } from './http/app.js';
+export type { ScopeRequest, ScopesView } from './installations/granted-scopes.js';
 export { currentToken } from './installations/tokens.js';
 export { type RunningPlatform, type StartOptions, startPlatform, VERSION } from './server.js';
 export { openDatabase } from './storage/database.js';

@@ -207,6 +207,21 @@ describe('portico dev', () => {
     expect(await render()).toContain('version 7');
   });
 
+  it('grants a scope the developer adds to the manifest at the next reload (their own consent)', async () => {
+    const from = dev.output().length;
+    const manifest = await readFile(join(dir, 'platform-manifest.yaml'), 'utf8');
+    await writeFile(
+      join(dir, 'platform-manifest.yaml'),
+      manifest.replace('scopes: [space:content:read]', 'scopes: [space:content:read, space:git:sync]'),
+    );
+    await dev.waitFor(/Reloaded: dev-demo version \d+ is live/, 5000, from);
+    const read = await admin(`/v1/installations/${server().installations.organization}`);
+    expect(read.body.scopes).toEqual({ granted: ['space:content:read', 'space:git:sync'], requested: [] });
+    const restored = dev.output().length;
+    await writeFile(join(dir, 'platform-manifest.yaml'), manifest);
+    await dev.waitFor(/Reloaded: dev-demo version \d+ is live/, 5000, restored);
+  });
+
   it("prints the integration's console output with its event, and stack traces at the TypeScript lines", async () => {
     const from = dev.output().length;
     const sent = await admin('/v1/events', { type: 'space_content_updated', spaceId: 'dev-space', revisionId: 'r1' });

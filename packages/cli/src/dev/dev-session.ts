@@ -331,6 +331,13 @@ export class DevSession {
     if (this.stopping) return;
     if (!published.ok) return keeps();
     current.published = publishedKey(candidate.value);
+    if (manifest.name === current.name) {
+      // The developer consents to what their own version asks for (on a server, an admin of each
+      // organization accepts it: DESIGN.md "Granted scopes"); nothing changes when it asks for no more.
+      await (this.user as PlatformClient)
+        .call('POST', `/v1/installations/${current.installations.organization.id}/scopes/accept`, {})
+        .catch((error: Error) => this.io.err(`portico dev: its new scopes are not granted: ${error.message}\n`));
+    }
     const target = targetOf(candidate.value);
     if (manifest.name !== current.name || target !== current.target) {
       // A new name is a new integration: install it as well and follow its installations. A new

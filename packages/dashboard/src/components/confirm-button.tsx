@@ -14,6 +14,7 @@ export function ConfirmButton({
   isPending,
   isDisabled,
   danger = false,
+  primary = false,
 }: {
   children: ReactNode;
   title: string;
@@ -23,10 +24,16 @@ export function ConfirmButton({
   isPending?: boolean;
   isDisabled?: boolean;
   danger?: boolean;
+  /** The trigger is the screen's main action (Install). */
+  primary?: boolean;
 }) {
   return (
     <DialogTrigger>
-      <Button className={danger ? 'button danger' : 'button'} isPending={isPending} isDisabled={isDisabled}>
+      <Button
+        className={danger ? 'button danger' : primary ? 'button primary' : 'button'}
+        isPending={isPending}
+        isDisabled={isDisabled}
+      >
         {children}
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable>

@@ -26,6 +26,19 @@ export interface AlertHooks {
    * reached the threshold (`endpoint.failing` was sent), sends `endpoint.recovered`.
    */
   endpointAnswered?(installationId: string, endpointId: string, failuresBefore: number): void;
+  /**
+   * A version was published that asks an organization installation for scopes its organization has
+   * not granted (committed): sends `installation.scopes_requested` (DESIGN.md "Granted scopes").
+   */
+  scopesRequested?(request: ScopesRequested): void;
+}
+
+export interface ScopesRequested {
+  installationId: string;
+  integration: string;
+  version: number;
+  granted: string[];
+  requested: string[];
 }
 
 export interface CircuitOpened {

@@ -27,7 +27,7 @@ import { validSecrets } from '../delivery/signing-secrets.js';
 import { ConfigError } from '../errors/config-error.js';
 import * as repository from '../storage/repositories/alerts.js';
 import type { ServiceContext } from '../types.js';
-import type { AlertHooks, CircuitOpened } from './alert-hooks.js';
+import type { AlertHooks, CircuitOpened, ScopesRequested } from './alert-hooks.js';
 
 /** The installation the operator's alert deliveries belong to. */
 export const ALERTS_INSTALLATION_ID = 'portico-alerts';
@@ -45,7 +45,8 @@ export type AlertType =
   | 'endpoint.failing'
   | 'endpoint.disabled'
   | 'endpoint.recovered'
-  | 'integration.circuit_opened';
+  | 'integration.circuit_opened'
+  | 'installation.scopes_requested';
 
 /** Failures in a row after which an endpoint is reported failing (`endpoint.failing`), by default. */
 export const FAILING_AFTER = 5;
@@ -72,6 +73,8 @@ export interface OperatorAlert {
   /** For `integration.circuit_opened`. */
   circuit: { integration: string; failures: number; retryAt: string } | null;
   lastError: string | null;
+  /** For `installation.scopes_requested` only: what was granted, what the new version asks for beyond it. */
+  scopes?: { version: number; granted: string[]; requested: string[] };
 }
 
 export interface OperatorAlertsOptions {
@@ -267,6 +270,24 @@ export class OperatorAlerts implements AlertHooks {
           retryAt: new Date(opened.until).toISOString(),
         },
         lastError: opened.cause,
+      });
+    });
+  }
+
+  scopesRequested(request: ScopesRequested): void {
+    this.inBackground('scope request', async () => {
+      const facts = await repository.installationFacts(this.ctx.db, request.installationId);
+      if (facts === undefined) return;
+      await this.send(facts, undefined, {
+        eventId: `installation.scopes_requested:${request.installationId}:${request.version}`,
+        type: 'installation.scopes_requested',
+        installation: installationOf(facts),
+        endpoint: null,
+        event: null,
+        delivery: null,
+        circuit: null,
+        lastError: null,
+        scopes: { version: request.version, granted: request.granted, requested: request.requested },
       });
     });
   }

@@ -5,6 +5,8 @@
  * each site it is installed in, a script that the documentation product injects into the site's
  * pages.
  *
+ * Both need the scope granted by the site's organization too (DESIGN.md "Granted scopes").
+ *
  * - `siteScripts` lists, for an admin of the site's organization or the operator, the site's
  *   active installations that publish one: `{ installationId, integration, url }`, and the
  *   version's `contentSecurityPolicy` when its gitbook-manifest.yaml states one (the site adds it
@@ -19,8 +21,9 @@
 import { createHash } from 'node:crypto';
 import { requireMember } from '../access/auth.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import { DomainError, invalid, notFound } from '../errors/domain-error.js';
+import { DomainError, forbidden, invalid, notFound } from '../errors/domain-error.js';
 import { policyText } from '../gitbook/environment.js';
+import { grantOf } from '../installations/granted-scopes.js';
 import { loadInstallation } from '../installations/load.js';
 import { loadIntegration } from '../integrations/read.js';
 import * as installations from '../storage/repositories/installations.js';
@@ -50,9 +53,12 @@ export async function siteScripts(ctx: ServiceContext, principal: Principal, sit
   const scripts: SiteScript[] = [];
   for (const row of await installations.installationsIn(ctx.db, 'site', site)) {
     if (row.status !== 'active') continue;
-    if (row.parent_id !== null && (await loadInstallation(ctx, row.parent_id)).status === 'paused') continue;
+    const parent = row.parent_id === null ? undefined : await loadInstallation(ctx, row.parent_id);
+    if (parent?.status === 'paused') continue;
     const { manifest, gitbook } = await loadIntegration(ctx, row.integration_name);
     if (!(manifest.scopes as string[]).includes(SCRIPT_SCOPE)) continue;
+    // Not granted by its organization (a newer version asks for it): not injected until accepted.
+    if (!grantOf(parent?.granted_scopes ?? row.granted_scopes).includes(SCRIPT_SCOPE)) continue;
     scripts.push({
       installationId: row.id,
       integration: row.integration_name,
@@ -105,6 +111,11 @@ export async function publishedScript(
     );
   }
   const parent = installation.parent_id === null ? undefined : await loadInstallation(ctx, installation.parent_id);
+  if (!grantOf(parent?.granted_scopes ?? installation.granted_scopes).includes(SCRIPT_SCOPE)) {
+    throw forbidden(
+      `${name} asks for the scope \`${SCRIPT_SCOPE}\`, which the organization ${installation.organization_id} has not granted: an admin of it accepts the new permissions on the installation ${parent?.id ?? id} (POST /v1/installations/${parent?.id ?? id}/scopes/accept)`,
+    );
+  }
   // A paused organization installation pauses what is below it.
   const inactive = installation.status !== 'active' ? installation : parent?.status === 'paused' ? parent : undefined;
   if (inactive !== undefined) {

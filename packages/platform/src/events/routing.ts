@@ -1,7 +1,8 @@
 /**
  * Routing (DESIGN.md "Routing and selection"): a space or site event goes once per integration, to
  * its installation in that place, when that installation is active (and its organization
- * installation is not paused), its scopes allow the event and its integration handles it. This
+ * installation is not paused), its scopes allow the event, its organization granted that scope
+ * (DESIGN.md "Granted scopes") and its integration handles it. This
  * decides the outbox rows of some events, read-only; the dispatcher has them written in the
  * transaction that stores the events (or marks them routed). An installation that would receive
  * the event but is paused (or below a paused organization installation) gets a row written
@@ -13,7 +14,8 @@
  * Paused, such an installation's missed event is recorded as any other's.
  */
 
-import type { IntegrationRegistry } from '../dispatch/integration-registry.js';
+import { type IntegrationRegistry, REQUIRED_SCOPE } from '../dispatch/integration-registry.js';
+import { grantOf } from '../installations/granted-scopes.js';
 import type { NewOutboxRow } from '../storage/repositories/outbox.js';
 import { SKIPPED_PAUSED } from '../storage/repositories/outbox.js';
 import { receiversIn } from '../storage/repositories/receivers.js';
@@ -29,6 +31,8 @@ interface Receiver {
   id: string;
   integration_name: string;
   latest_version: number;
+  /** The scopes its organization granted: an event needing another is not its, whatever its version asks for. */
+  granted: ReadonlySet<string>;
   paused: boolean;
   setupOwed: boolean;
   subscriptions: Subscription[];
@@ -45,6 +49,7 @@ function receiversOf(rows: ReceiverRow[]): Receiver[] {
         id: row.id,
         integration_name: row.integration_name,
         latest_version: row.latest_version,
+        granted: new Set(grantOf(row.granted_scopes)),
         paused: Number(row.paused) === 1,
         setupOwed: Boolean(Number(row.setup_owed)),
         subscriptions: [],
@@ -104,6 +109,10 @@ export async function owedRows(
     for (const installation of await installed) {
       const { paused } = installation;
       if (!paused && installation.setupOwed) setupOwed.add(installation.id);
+      // A webhook installation's subscriptions are its organization's own choice (decision 054);
+      // an integration's events are capped by what its organization granted.
+      const scope = REQUIRED_SCOPE[event.type];
+      const granted = scope === undefined || installation.granted.has(scope);
       const subscribed = installation.subscriptions.filter((s) => s.eventTypes.includes(event.type));
       if (subscribed.length > 0 && !paused) {
         for (const subscription of subscribed) {
@@ -114,6 +123,7 @@ export async function owedRows(
         }
         continue;
       }
+      if (!granted) continue;
       if (
         subscribed.length === 0 &&
         !(await registry.receives(installation.integration_name, installation.latest_version, event.type))

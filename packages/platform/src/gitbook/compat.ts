@@ -6,8 +6,8 @@
  *
  * Who may do what: an installation's token may update its own organization installation and the
  * space and site installations below it (a space or site installation's token: those of its
- * organization installation), and read the spaces and sites its integration is installed in;
- * nothing else. A person's token may do what Portico's own routes let them do.
+ * organization installation), and read the spaces and sites its integration is installed in when
+ * its organization granted it a scope of spaces (sites): `space:…` (`site:…`); nothing else. A person's token may do what Portico's own routes let them do.
  */
 import type { Kysely } from 'kysely';
 import { requireMember } from '../access/auth.js';
@@ -81,6 +81,12 @@ export async function readPlace(ctx: ServiceContext, principal: Principal, place
   }
   if (principal.kind === 'installation') {
     const root = await rootOf(ctx, principal);
+    // Its token reads what its organization granted a scope of (DESIGN.md "Granted scopes").
+    if (!principal.scopes.some((scope) => scope.startsWith(`${place.type}:`))) {
+      throw forbidden(
+        `an installation's token reads a ${place.type} with a ${place.type} scope its organization granted (such as ${place.type}:metadata:read); ${root.integration_name} was granted ${principal.scopes.length === 0 ? 'none' : principal.scopes.join(', ')}`,
+      );
+    }
     if (!(await installedIn(ctx.db, root, place))) {
       throw forbidden(
         `an installation's token may read only the spaces and sites its integration is installed in; ${root.integration_name} is not installed in the ${place.type} ${place.id}`,

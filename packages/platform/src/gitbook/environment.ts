@@ -17,6 +17,7 @@
  */
 import type { Manifest } from '@portico/manifest';
 import type { InstallationStatus, PlatformEvent } from '@portico/runtime';
+import { grantOf } from '../installations/granted-scopes.js';
 import type { Selections } from '../installations/views.js';
 import { publicEndpointOf } from '../installations/views.js';
 import { assetUrl } from '../integrations/assets.js';
@@ -204,7 +205,12 @@ export function gitbookEnvironment(ctx: ServiceContext, input: GitBookEnvironmen
   const environment: GitBookEnvironment = {
     apiEndpoint: gitbookApiEndpoint(ctx),
     apiTokens: { installation: token, integration: token },
-    integration: gitbookIntegration(ctx, { name, manifest: input.manifest, facts, version: input.version }),
+    integration: {
+      ...gitbookIntegration(ctx, { name, manifest: input.manifest, facts, version: input.version }),
+      // An installation's environment says what it may do: what its organization granted (DESIGN.md
+      // "Granted scopes"), not what a newer version asks for and was not accepted yet.
+      scopes: grantOf(organization.granted_scopes).filter((scope) => input.manifest.scopes.includes(scope as never)),
+    },
     installation: gitbookInstallation(ctx, organization, input.selections),
     signingSecrets: {
       integration: signingSecret(`integration:${name}`),

@@ -29,6 +29,7 @@ import { dashboardFiles } from './routes/dashboard-files.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
+import { grantedScopeRoutes } from './routes/granted-scopes.js';
 import { healthRoutes } from './routes/health.js';
 import { installationRoutes } from './routes/installations.js';
 import { integrationPublicEndpointRoutes } from './routes/integration-public-endpoints.js';
@@ -112,6 +113,7 @@ export function createApp(options: AppOptions) {
   app.route('/', userRoutes(deps));
   app.route('/', integrationRoutes(deps));
   app.route('/', installationRoutes({ ...deps, credentials: caller.credentials }));
+  app.route('/', grantedScopeRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', componentRoutes(deps));
   app.route('/', dispatchRoutes(deps));

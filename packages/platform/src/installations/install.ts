@@ -17,6 +17,7 @@ import * as places from '../storage/repositories/organizations.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import { defaultConfiguration, levelOf, validateConfiguration } from './configuration.js';
+import { grantOf } from './granted-scopes.js';
 import { loadInstallation } from './load.js';
 import { owe } from './owed-events.js';
 import { mintToken } from './tokens.js';
@@ -28,7 +29,7 @@ export async function installForOrganization(
   ctx: ServiceContext,
   principal: Principal,
   organizationId: string,
-  input: { integration: string; shareToken?: string | undefined },
+  input: { integration: string; shareToken?: string | undefined; scopes?: string[] | undefined },
 ): Promise<InstallationView> {
   if (principal.kind === 'installation') throw forbidden('an installation token cannot install integrations');
   await getOrganization(ctx, organizationId);
@@ -44,6 +45,14 @@ export async function installForOrganization(
   if (!own && integration.visibility === 'unlisted' && input.shareToken !== integration.share_token) {
     throw forbidden(
       `the integration ${input.integration} is unlisted: install it through its share link (send its shareToken)`,
+    );
+  }
+  // What is granted is what the admin was shown: a version asking for more since is not installed blind.
+  const unseen = input.scopes === undefined ? [] : manifest.scopes.filter((scope) => !input.scopes?.includes(scope));
+  if (unseen.length > 0) {
+    throw invalid(
+      'scopes_changed',
+      `${input.integration} now asks for ${unseen.join(', ')}, which you were not shown: read the integration again and confirm what it asks for now`,
     );
   }
   return create(ctx, principal, {
@@ -118,6 +127,11 @@ export async function insertInstallation(
   const status: InstallationStatus = errors.length === 0 ? 'active' : 'pending';
   const now = ctx.now();
   const organization = input.target.type === 'organization';
+  // Granted: at organization level, what the version asks for now (what the admin was shown); a
+  // space or site installation shares its organization installation's grant.
+  const granted = organization
+    ? [...input.manifest.scopes]
+    : grantOf((await installations.installationOrThrow(trx, input.parentId as string)).granted_scopes);
   const row: Row = {
     id: newId('inst'),
     integration_name: input.integration,
@@ -134,6 +148,7 @@ export async function insertInstallation(
     created_at: now,
     updated_at: now,
     uninstalled_at: null,
+    granted_scopes: organization ? JSON.stringify(granted) : null,
   };
   const existing = await installations.installedIn(trx, input.integration, input.target);
   if (existing)
@@ -142,7 +157,7 @@ export async function insertInstallation(
     );
   await installations.insertInstallation(trx, row);
   await installations.recordStatus(trx, row.id, null, status, 'installed', now);
-  await mintToken(ctx, trx, row.id, input.manifest.scopes);
+  await mintToken(ctx, trx, row.id, granted);
   await owe(trx, row, 'installed', now);
   if (input.parentId !== null) await installations.touch(trx, input.parentId, now);
   return row;

@@ -15,6 +15,7 @@ import { placesBelow } from '../storage/repositories/installations.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { ServiceContext } from '../types.js';
 import { type ConfigurationError, levelOf, validateConfiguration } from './configuration.js';
+import { grantedTo, scopesView } from './granted-scopes.js';
 import { configurationFor, type Reader } from './secret-configuration.js';
 import { fullView, type InstallationView } from './views.js';
 import { isBuiltinWebhook, selectableEvents, webhookWarnings } from './webhook-configuration.js';
@@ -66,11 +67,12 @@ export interface InstallationPage extends InstallationView {
 
 /** The page view of an installation the caller has already been authorized to read (secrets masked for a member). */
 export async function installationPage(ctx: ServiceContext, row: Row, reader: Reader): Promise<InstallationPage> {
-  const [view, { row: integration, manifest, gitbook }, endpoints, children] = await Promise.all([
+  const [view, { row: integration, manifest, gitbook }, endpoints, children, granted] = await Promise.all([
     fullView(ctx, row),
     loadIntegration(ctx, row.integration_name),
     endpointsOf(ctx.db, row.id),
     row.target_type === 'organization' ? placesBelow(ctx.db, row.id) : Promise.resolve([]),
+    grantedTo(ctx, row),
   ]);
   const stored = await storedAssets(ctx.db, integration.name, integration.latest_version);
   const level = levelOf(row.target_type);
@@ -98,6 +100,7 @@ export async function installationPage(ctx: ServiceContext, row: Row, reader: Re
   return {
     ...view,
     configuration: configurationFor(reader, manifest, row.target_type, view.configuration),
+    scopes: scopesView(granted, manifest.scopes),
     alerts: endpoints.some((e) => e.state === 'disabled') ? await endpointAlerts(ctx.db, row.id) : [],
     integrationTitle: manifest.title,
     integrationIcon: stored.has('icon') ? assetUrl(integration.name, integration.latest_version, 'icon') : null,

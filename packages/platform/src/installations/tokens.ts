@@ -1,11 +1,11 @@
-/** Installation tokens: minted on install, rotated on request, read for the envelopes. */
+/** Installation tokens (carrying the organization's grant): minted on install, rotated on request, read for the envelopes. */
 import type { Transaction } from 'kysely';
 import { hashToken, newToken } from '../access/tokens.js';
 import { notFound } from '../errors/domain-error.js';
-import { loadIntegration } from '../integrations/read.js';
 import * as tokens from '../storage/repositories/installation-tokens.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
+import { grantedTo } from './granted-scopes.js';
 import { authorizedInstallation } from './load.js';
 
 export async function mintToken(
@@ -29,10 +29,10 @@ export async function mintToken(
 /** Revokes the installation's token and mints a new one (the integration gets it in its next envelope). */
 export async function rotateToken(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
   const row = await authorizedInstallation(ctx, principal, id, 'admin', 'rotating the installation token');
-  const { manifest } = await loadIntegration(ctx, row.integration_name);
   await ctx.db.transaction().execute(async (trx) => {
     await tokens.revokeTokens(trx, id, ctx.now());
-    await mintToken(ctx, trx, id, manifest.scopes);
+    // The new token carries what the organization granted, as the one it replaces did.
+    await mintToken(ctx, trx, id, await grantedTo(ctx, row, trx));
   });
 }
 

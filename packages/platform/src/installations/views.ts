@@ -10,6 +10,7 @@ import * as installations from '../storage/repositories/installations.js';
 import type { Database, InstallationStatus, TargetType } from '../storage/schema.js';
 import type { Principal, ServiceContext } from '../types.js';
 import type { Configuration } from './configuration.js';
+import { grantOf, type ScopesView, scopesView } from './granted-scopes.js';
 import { authorizedInstallation } from './load.js';
 import { configurationFor, type Reader, readerOf } from './secret-configuration.js';
 
@@ -48,6 +49,11 @@ export interface InstallationView {
   status: InstallationStatus;
   configuration: Configuration;
   urls: { publicEndpoint: string };
+  /**
+   * What its organization granted and what its integration's latest version asks for beyond that
+   * (pending until an admin accepts): in reads of one installation and its page.
+   */
+  scopes?: ScopesView;
   /** Organization installations only. */
   space_selection?: SpaceSelection;
   site_selection?: SiteSelection;
@@ -125,7 +131,7 @@ export async function readInstallation(
   credentials: Credentials,
   id: string,
 ): Promise<{ installation: InstallationView; disabledEndpoints: boolean; reader: Reader }> {
-  let row: ViewRow & { disabled_endpoints: unknown };
+  let row: ViewRow & { disabled_endpoints: unknown; root_granted_scopes: string | null };
   let reader: Reader = 'manager';
   if (credentials.kind === 'user') {
     const found = await installations.viewForUserToken.first(ctx.db, credentials.tokenHash, id);
@@ -147,6 +153,7 @@ export async function readInstallation(
     loadIntegration(ctx, row.integration_name),
   ]);
   installation.configuration = configurationFor(reader, manifest, row.target_type, installation.configuration);
+  installation.scopes = scopesView(grantOf(row.root_granted_scopes), manifest.scopes);
   // SQLite answers 0 or 1, PostgreSQL a boolean.
   return { installation, disabledEndpoints: Boolean(row.disabled_endpoints), reader };
 }

@@ -1,9 +1,10 @@
 /** Publishing an integration: a new version of its name (manifest, bundled script, secrets, assets). */
 import { randomBytes } from 'node:crypto';
-import { parseManifest, resolveSecrets } from '@portico/manifest';
+import { type Manifest, parseManifest, resolveSecrets } from '@portico/manifest';
 import { requireMember } from '../access/auth.js';
 import { forbidden, invalid } from '../errors/domain-error.js';
 import { checkGitBookFacts, type GitBookFacts } from '../gitbook/dialect.js';
+import { applyVersionScopes } from '../installations/granted-scopes.js';
 import { findOrganization } from '../organizations/organizations.js';
 import * as integrations from '../storage/repositories/integrations.js';
 import type { Principal, ServiceContext } from '../types.js';
@@ -53,7 +54,7 @@ export async function publish(ctx: ServiceContext, principal: Principal, input: 
 
   const now = ctx.now();
   const publisher = principal.kind === 'user' ? principal.userId : 'operator';
-  return ctx.db.transaction().execute(async (trx) => {
+  const published = await ctx.db.transaction().execute(async (trx) => {
     const existing = await integrations.lockIntegration(trx, ctx.dialect, manifest.name);
     if (existing && existing.organization_id !== organization.id) {
       throw forbidden(`the name "${manifest.name}" belongs to another organization's integration; choose another name`);
@@ -95,6 +96,28 @@ export async function publish(ctx: ServiceContext, principal: Principal, input: 
         assets.map((asset) => ({ ...asset, integration_name: manifest.name, version })),
       );
     }
-    return { name: manifest.name, version, visibility: manifest.visibility, organization: organization.id, shareToken };
+    // What the version does to the installations' grants (DESIGN.md "Granted scopes").
+    const previous = existing
+      ? (
+          JSON.parse(
+            (await integrations.versionManifest(trx, manifest.name, existing.latest_version)).manifest,
+          ) as Manifest
+        ).scopes
+      : undefined;
+    const requests = await applyVersionScopes(trx, manifest.name, version, manifest.scopes, previous, now);
+    return {
+      answer: {
+        name: manifest.name,
+        version,
+        visibility: manifest.visibility,
+        organization: organization.id,
+        shareToken,
+      },
+      requests,
+    };
   });
+  // A narrowed grant owes setup events; a new request is told to the organization's alert URL.
+  ctx.wake();
+  for (const request of published.requests) if (request.fresh) ctx.alerts?.scopesRequested?.(request);
+  return published.answer;
 }

@@ -14,8 +14,10 @@
  * - selection: which spaces (sites) an organization installation is installed into: `all` (every
  *   one of the organization, also those created later) or `selected` (the ones named). Each
  *   selected place has its own space (site) installation, which receives that place's events.
+ * - grant: the scopes an organization granted an integration's organization installation (and the
+ *   places below it): what an admin accepted, never more than the latest version asks for.
  * - installation token: the API token of one installation (`environment.apiTokens.installation`),
- *   scoped to it and to its integration's manifest scopes; stored hashed for lookup and
+ *   scoped to it and to the scopes its organization granted; stored hashed for lookup and
  *   encrypted for the envelopes that carry it.
  * - session: a signed-in dashboard visitor (an HttpOnly cookie holding a secret whose hash is the
  *   key), standing for the user or admin token it was opened with; a sign-in code is a one-time
@@ -109,6 +111,11 @@ export interface Database {
     created_at: number;
     updated_at: number;
     uninstalled_at: number | null;
+    /**
+     * Organization installations only (null for space and site installations, which share it): the
+     * scopes the organization granted, a JSON array (DESIGN.md "Granted scopes", decision 054).
+     */
+    granted_scopes: string | null;
   };
   installation_status_changes: {
     id: Generated<number>;

@@ -34,5 +34,6 @@ export async function seedInstallation(db: Transaction<Database>): Promise<void>
     created_at: 1,
     updated_at: 1,
     uninstalled_at: null,
+    granted_scopes: '[]',
   });
 }

@@ -386,7 +386,10 @@ describe.each(backends)('the GitBook dialect on $name', (backend) => {
     beforeAll(async () => {
       const ada = world.as(world.tokens.ada);
       const published = await ada('POST', '/v1/integrations', {
-        manifest: installable('gb-writer').replace('trackingId:', 'seenBy:'),
+        // (A site scope: its token reads the sites it is in, DESIGN.md "Granted scopes".)
+        manifest: installable('gb-writer')
+          .replace('trackingId:', 'seenBy:')
+          .replace('scopes: [space:content:read]', 'scopes: [space:content:read, site:metadata:read]'),
         script: '// in-process',
         gitbook: appFacts,
       });

@@ -1,8 +1,9 @@
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { type OrganizationPage, useInstallation, useIntegration, useOrganization } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
+import { ScopeRequest } from '../../components/scope-request';
 import { usePageTitle } from '../../components/use-page-title';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { ConfigurationForm } from './configuration-form';
@@ -25,6 +26,7 @@ export function InstallationScreen() {
   const installation = useInstallation(id);
   const organization = useOrganization(installation.data?.organization ?? '', installation.data !== undefined);
   const live = useLiveStream(id);
+  const navigate = useNavigate();
   const data = installation.data;
   usePageTitle(
     data
@@ -87,6 +89,12 @@ export function InstallationScreen() {
         </header>
         <SectionNav sections={sections} ready={organization.data !== undefined || organization.isError} />
         <div id="overview" tabIndex={-1} className="page-section">
+          <ScopeRequest
+            installation={page}
+            role={organization.data?.role}
+            organizationTitle={organization.data?.title ?? page.organization}
+            onUninstalled={() => navigate(`/orgs/${encodeURIComponent(page.organization)}`)}
+          />
           <StatusPanel installation={page} role={organization.data?.role} />
           {delivers ? <EndpointHealth installation={page} /> : null}
         </div>

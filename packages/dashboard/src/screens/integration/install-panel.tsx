@@ -4,10 +4,13 @@ import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } fro
 import { Link, useNavigate } from 'react-router';
 import { ApiError, api, call } from '../../api/client';
 import { type IntegrationPage, keys, useInstalledIntegrations, useOrganizations } from '../../api/queries';
+import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorNote } from '../../components/error-note';
+import { GrantList } from '../../components/grant-list';
 
 /**
- * Install at organization level (then into spaces and sites on the installation page); where it is
+ * Install at organization level, once the admin confirmed what it is granted (the scopes its
+ * latest version asks for, each with what it allows) (then into spaces and sites on the installation page); where it is
  * installed already, "Installed" with Open instead.
  */
 export function InstallPanel({ integration, share }: { integration: IntegrationPage; share?: string | undefined }) {
@@ -28,7 +31,8 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
       call(
         api.POST('/v1/orgs/{org}/installations', {
           params: { path: { org: organization } },
-          body: { integration: integration.name, ...(share ? { shareToken: share } : {}) },
+          // The scopes the confirmation listed: what the organization grants (a version asking for more since is refused).
+          body: { integration: integration.name, scopes: integration.scopes, ...(share ? { shareToken: share } : {}) },
         }),
       ),
     onSuccess(installation) {
@@ -71,14 +75,17 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
         </span>
       ) : (
         <>
-          <Button
-            className="button primary"
-            isDisabled={org === undefined || member}
+          <ConfirmButton
+            primary
+            title={`Install ${integration.title} in ${chosenOrganization?.title ?? org ?? ''}?`}
+            message={<GrantList integration={integration} />}
+            confirmLabel="Install"
+            onConfirm={() => org && install.mutate(org)}
             isPending={install.isPending}
-            onPress={() => org && install.mutate(org)}
+            isDisabled={org === undefined || member}
           >
             Install
-          </Button>
+          </ConfirmButton>
           {choices.length === 1 ? <span className="muted">in {choices[0]?.title}</span> : null}
           {member ? (
             <span className="muted">

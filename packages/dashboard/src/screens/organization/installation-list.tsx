@@ -1,9 +1,21 @@
 import { Link } from 'react-router';
 import type { InstallationPage } from '../../api/queries';
+import { ScopeRequest } from '../../components/scope-request';
 import { StatusText } from '../../components/status-text';
 
 /** Installations as links to their pages, with their status. */
-export function InstallationList({ installations, empty }: { installations: InstallationPage[]; empty: string }) {
+export function InstallationList({
+  installations,
+  empty,
+  role,
+  organizationTitle,
+}: {
+  installations: InstallationPage[];
+  empty: string;
+  /** The signed-in person's role, when the list is an organization's: a pending permission request shows there. */
+  role?: 'admin' | 'member' | undefined;
+  organizationTitle?: string;
+}) {
   if (installations.length === 0) return <p className="muted">{empty}</p>;
   return (
     <ul className="cards">
@@ -23,6 +35,9 @@ export function InstallationList({ installations, empty }: { installations: Inst
             <StatusText status={installation.status} label={installation.integrationTitle} />
             {installation.status === 'pending' && installation.errors.length > 0 ? (
               <p className="muted">{installation.errors.length} setting(s) missing</p>
+            ) : null}
+            {organizationTitle !== undefined ? (
+              <ScopeRequest compact installation={installation} role={role} organizationTitle={organizationTitle} />
             ) : null}
           </div>
         </li>

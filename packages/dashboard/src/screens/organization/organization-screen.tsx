@@ -21,7 +21,12 @@ export function OrganizationScreen() {
         Your role: {data.role === 'admin' ? 'admin' : 'member (organization admins pause and uninstall)'}
       </p>
       <h2>Installations</h2>
-      <InstallationList installations={data.installations} empty="No integration is installed in this organization." />
+      <InstallationList
+        installations={data.installations}
+        empty="No integration is installed in this organization."
+        role={data.role}
+        organizationTitle={data.title}
+      />
       <p>
         <Link to="/integrations">Install an integration</Link>
       </p>

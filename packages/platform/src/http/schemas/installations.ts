@@ -11,6 +11,10 @@ export const InstallInput = z
       .string()
       .optional()
       .openapi({ description: 'Required to install an unlisted integration of another organization' }),
+    scopes: z.array(z.string()).max(100).optional().openapi({
+      description:
+        'The scopes the admin was shown before confirming: when the integration asks for one more since, nothing is installed (400 `scopes_changed`)',
+    }),
   })
   .openapi('InstallInput');
 
@@ -21,6 +25,39 @@ export const SpaceSelection = z
 export const SiteSelection = z
   .union([z.object({ mode: z.literal('all') }), z.object({ mode: z.literal('selected'), sites: z.array(z.string()) })])
   .openapi('SiteSelection', { description: 'Every site of the organization (also later ones), or the ones listed' });
+
+export const Scopes = z
+  .object({
+    granted: z.array(z.string()).openapi({
+      description:
+        'What the organization granted: the ceiling of the events, token, environment and site scripts of the installation and those below it',
+    }),
+    requested: z.array(z.string()).openapi({
+      description:
+        'What the integration’s latest version asks for beyond that: pending until an admin of the organization accepts (POST /v1/installations/{id}/scopes/accept)',
+    }),
+  })
+  .openapi('Scopes');
+
+export const AcceptScopesInput = z
+  .strictObject({
+    scopes: z.array(z.string()).max(100).optional().openapi({
+      description:
+        'The scopes the admin was shown; when the integration asks for one more since, nothing is accepted (400 `scopes_changed`)',
+    }),
+  })
+  .openapi('AcceptScopesInput');
+
+export const ScopeRequest = z
+  .object({
+    installationId: z.string().openapi({ description: 'The organization installation that was asked' }),
+    integration: z.string(),
+    organization: z.string(),
+    version: z.number().int().openapi({ description: 'The version that asks for more' }),
+    granted: z.array(z.string()),
+    requested: z.array(z.string()),
+  })
+  .openapi('ScopeRequest');
 
 export const Installation = z
   .object({
@@ -35,6 +72,10 @@ export const Installation = z
         'The configuration; for a member of the organization, each secret (what an OAuth button stored) reads `********`',
     }),
     urls: z.object({ publicEndpoint: z.string() }),
+    scopes: Scopes.optional().openapi({
+      description:
+        'In a read of the installation (and its page): granted and requested scopes, those of its organization installation for a space or site installation',
+    }),
     space_selection: SpaceSelection.optional().openapi({ description: 'Organization installations only' }),
     site_selection: SiteSelection.optional().openapi({ description: 'Organization installations only' }),
     createdAt: z.string(),

@@ -43,6 +43,7 @@ function contextQuery(db: Kysely<Database>, jsonArrayFrom: typeof sqliteJsonArra
       'p.created_at as p_created_at',
       'p.updated_at as p_updated_at',
       'p.uninstalled_at as p_uninstalled_at',
+      'p.granted_scopes as p_granted_scopes',
       jsonArrayFrom(
         eb
           .selectFrom('endpoints as e')

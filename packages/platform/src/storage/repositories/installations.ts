@@ -62,7 +62,7 @@ export const viewForUserToken = prepared((db, tokenHash: string, id: string) =>
       join.onRef('m.organization_id', '=', 'i.organization_id').onRef('m.user_id', '=', 't.user_id'),
     )
     .select(VIEW_COLUMNS)
-    .select(['m.role as member_role', disabledEndpoints])
+    .select(['m.role as member_role', disabledEndpoints, rootGrantedScopes])
     .where('t.token_hash', '=', tokenHash)
     .where('t.revoked_at', 'is', null),
 );
@@ -71,10 +71,20 @@ export const viewForOthers = prepared((db, id: string) =>
   db
     .selectFrom('installations as i')
     .select(VIEW_COLUMNS)
-    .select(disabledEndpoints)
+    .select([disabledEndpoints, rootGrantedScopes])
     .where('i.id', '=', id)
     .where('i.uninstalled_at', 'is', null),
 );
+
+/** The grant of the installation's organization installation (its own at organization level). */
+function rootGrantedScopes(eb: ExpressionBuilder<Database & { i: Row }, 'i'>) {
+  return eb.fn
+    .coalesce(
+      'i.granted_scopes',
+      eb.selectFrom('installations as p').select('p.granted_scopes').whereRef('p.id', '=', 'i.parent_id'),
+    )
+    .as('root_granted_scopes');
+}
 
 function disabledEndpoints(eb: ExpressionBuilder<Database & { i: Row }, 'i'>) {
   return eb

@@ -4,8 +4,8 @@ import { prepared } from '../prepared.js';
 
 /**
  * The installations in one place that can receive its events: active, below an organization
- * installation that is not paused; with their integration's latest version (read here, so routing
- * asks no second question per event). Those that would were they not paused (the installation or
+ * installation that is not paused; with their integration's latest version and the scopes their
+ * organization granted (read here, so routing asks no second question per event). Those that would were they not paused (the installation or
  * its organization installation) come too, marked `paused`: routing records what they missed.
  *
  * A webhook installation comes with its live subscriptions switched on (`subscription_id` and the
@@ -31,7 +31,8 @@ export const receiversIn = prepared((db, kind: string, placeId: string, now: num
         .onRef('s.installation_id', '=', 'e.installation_id')
         .on((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)])),
     )
-    .select(['i.id', 'i.integration_name', 'g.latest_version'])
+    // What its organization granted (the ceiling of the events it receives), read here too.
+    .select(['i.id', 'i.integration_name', 'g.latest_version', 'parent.granted_scopes'])
     // Whether it is owed a setup event: nothing routing hands over may overtake that.
     .select((eb) =>
       eb
