@@ -1,5 +1,4 @@
 import type { ScopeRequest, ScopesView } from '@portico/platform';
-import { segment } from '../api-client.js';
 import { resolveTarget, type ServerOptions } from '../api-target.js';
 import { EXIT_OK, runCommand } from '../command-error.js';
 import type { Io } from '../io.js';
@@ -25,7 +24,7 @@ export function scopes(installations: string[], options: ScopesOptions, io: Io, 
     const { client } = resolveTarget(options, io, env);
     const shown: Shown[] = [];
     if (installations.length === 0) {
-      const requests = await client.get<ScopeRequest[]>('/v1/scope-requests');
+      const requests: ScopeRequest[] = await client.call(client.portico.GET('/v1/scope-requests'));
       shown.push(
         ...requests.map(({ installationId, integration, granted, requested }) => ({
           installationId,
@@ -36,17 +35,20 @@ export function scopes(installations: string[], options: ScopesOptions, io: Io, 
       );
     } else {
       for (const id of new Set(installations)) {
-        const read = await client.get<{ integration: string; scopes: ScopesView }>(`/v1/installations/${segment(id)}`);
-        shown.push({ installationId: id, integration: read.integration, ...read.scopes });
+        const read = await client.call(client.portico.GET('/v1/installations/{id}', { params: { path: { id } } }));
+        // (A read of an installation always carries its scopes; the schema shares them with writes, which do not.)
+        const { granted = [], requested = [] } = read.scopes ?? {};
+        shown.push({ installationId: id, integration: read.integration, granted, requested });
       }
     }
     if (options.accept) {
       for (const [index, one] of shown.entries()) {
         if (one.requested.length === 0) continue;
-        const accepted = await client.send<ScopesView>(
-          'POST',
-          `/v1/installations/${segment(one.installationId)}/scopes/accept`,
-          { scopes: [...one.granted, ...one.requested] },
+        const accepted: ScopesView = await client.call(
+          client.portico.POST('/v1/installations/{id}/scopes/accept', {
+            params: { path: { id: one.installationId } },
+            body: { scopes: [...one.granted, ...one.requested] },
+          }),
         );
         shown[index] = { ...one, ...accepted };
         if (!options.json) io.err(`portico scopes: ${one.installationId} granted ${one.requested.join(', ')}\n`);

@@ -334,8 +334,14 @@ export class DevSession {
     if (manifest.name === current.name) {
       // The developer consents to what their own version asks for (on a server, an admin of each
       // organization accepts it: DESIGN.md "Granted scopes"); nothing changes when it asks for no more.
-      await (this.user as PlatformClient)
-        .call('POST', `/v1/installations/${current.installations.organization.id}/scopes/accept`, {})
+      const user = this.user as PlatformClient;
+      await user
+        .call(
+          user.portico.POST('/v1/installations/{id}/scopes/accept', {
+            params: { path: { id: current.installations.organization.id } },
+            body: {},
+          }),
+        )
         .catch((error: Error) => this.io.err(`portico dev: its new scopes are not granted: ${error.message}\n`));
     }
     const target = targetOf(candidate.value);
