@@ -15,6 +15,8 @@ export type ConfigurationField = Schemas['ConfigurationField'];
 export type Delivery = Schemas['Delivery'];
 export type Dispatch = Schemas['Dispatch'];
 export type Endpoint = Schemas['Endpoint'];
+export type UserEntry = Schemas['UserEntry'];
+export type TroubledEndpoint = Schemas['TroubledEndpoint'];
 
 export const keys = {
   organizations: ['organizations'] as const,
@@ -25,6 +27,8 @@ export const keys = {
   installation: (id: string) => ['installation', id] as const,
   deliveries: (id: string, filter: DeliveryFilter) => ['deliveries', id, filter] as const,
   dispatches: (id: string, filter: DispatchFilter) => ['dispatches', id, filter] as const,
+  users: ['users'] as const,
+  troubledEndpoints: ['troubled-endpoints'] as const,
 };
 
 export interface DispatchFilter {
@@ -186,3 +190,14 @@ export function useInstalledIntegrations() {
   }
   return { installed, pending: organizations.isPending || pages.some((page) => page.isPending) };
 }
+
+/** Every user with their memberships (the operator console; the admin token only). */
+export const useUsers = () => useQuery({ queryKey: keys.users, queryFn: () => call(api.GET('/v1/users')) });
+
+/** Endpoints of every organization that are disabled or failing (the operator console), read again now and then. */
+export const useTroubledEndpoints = () =>
+  useQuery({
+    queryKey: keys.troubledEndpoints,
+    queryFn: () => call(api.GET('/v1/endpoints', { params: { query: {} } })),
+    refetchInterval: 15_000,
+  });
