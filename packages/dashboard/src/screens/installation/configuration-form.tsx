@@ -16,6 +16,7 @@ import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { MessageText, readable } from '../../components/message-text';
+import { ClearRequiredDialog } from './clear-required-dialog';
 import { MemberNote, useManagePermission } from './manage-permission';
 import { CompletionWidget } from './widgets/completion-widget';
 import { ConnectField } from './widgets/connect-field';
@@ -66,6 +67,8 @@ export function ConfigurationForm({ installation }: { installation: Installation
     [installation.fields],
   );
   const [localErrors, setLocalErrors] = useState<{ path: string; message: string }[]>([]);
+  // A save that would empty a required field of an active installation, waiting for the person's answer.
+  const [asking, setAsking] = useState<{ patch: Values; titles: string[] } | undefined>();
   const uiSchema = useMemo(() => {
     const ui: UiSchema = { 'ui:submitButtonOptions': { norender: true } };
     for (const field of installation.fields) {
@@ -136,6 +139,11 @@ export function ConfigurationForm({ installation }: { installation: Installation
       save.reset();
       return;
     }
+    const cleared = installation.fields.filter((field) => field.required && patch[field.name] === null);
+    if (installation.status === 'active' && cleared.length > 0) {
+      setAsking({ patch, titles: cleared.map((field) => field.title) });
+      return;
+    }
     save.mutate(patch);
   };
   if (installation.fields.length === 0) {
@@ -183,6 +191,15 @@ export function ConfigurationForm({ installation }: { installation: Installation
           </span>
         </div>
       </Form>
+      <ClearRequiredDialog
+        titles={asking?.titles ?? []}
+        integration={installation.integrationTitle}
+        onCancel={() => setAsking(undefined)}
+        onConfirm={() => {
+          if (asking) save.mutate(asking.patch);
+          setAsking(undefined);
+        }}
+      />
       {warnings.map((warning) => (
         <p key={warning.message} className="warning-note">
           <MessageText message={warning.message} titles={titles} />

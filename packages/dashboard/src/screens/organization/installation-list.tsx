@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import type { InstallationPage } from '../../api/queries';
+import { countOf } from '../../components/count-of';
 import { StatusText } from '../../components/status-text';
 
 /** Installations as links to their pages, with their status. */
@@ -22,7 +23,7 @@ export function InstallationList({ installations, empty }: { installations: Inst
             </h3>
             <StatusText status={installation.status} label={installation.integrationTitle} />
             {installation.status === 'pending' && installation.errors.length > 0 ? (
-              <p className="muted">{installation.errors.length} setting(s) missing</p>
+              <p className="muted">{countOf(installation.errors.length, 'setting')} missing</p>
             ) : null}
           </div>
         </li>
