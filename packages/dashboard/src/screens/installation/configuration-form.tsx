@@ -8,7 +8,6 @@
  */
 import Form from '@rjsf/core';
 import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
-import validator from '@rjsf/validator-ajv8';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
@@ -22,6 +21,7 @@ import { CompletionWidget } from './widgets/completion-widget';
 import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
 import type { FormContext } from './widgets/form-context';
+import { schemaValidator } from './widgets/schema-validator';
 import { BaseInputTemplate, ConfigurationFormTag, FieldTemplate, ObjectFieldTemplate } from './widgets/templates';
 import { TextareaWidget } from './widgets/textarea-widget';
 import { ToggleWidget } from './widgets/toggle-widget';
@@ -50,7 +50,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
     setValues(withoutButtons(installation.configuration, buttons));
   }, [installation.configuration, buttons]);
   const schema = useMemo(() => {
-    // rjsf's validator speaks draft-07; the server judges, so the `$schema` marker is left out.
+    // The server judges (the form's validator only picks among options): the `$schema` marker is left out.
     const { $schema: _draft, ...rest } = installation.configurationSchema;
     // Defaults are the server's to apply (at install): a property that is not stored shows empty,
     // never a default the installation does not have.
@@ -157,7 +157,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
         uiSchema={uiSchema}
         formData={values}
         formContext={formContext}
-        validator={validator}
+        validator={schemaValidator}
         widgets={widgets}
         fields={fields}
         templates={templates}

@@ -1,10 +1,10 @@
+import { lazy, Suspense } from 'react';
 import { Link, useParams } from 'react-router';
 import { type OrganizationPage, useInstallation, useIntegration, useOrganization } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { usePageTitle } from '../../components/use-page-title';
-import { ComponentFrame } from '../../contentkit/component-frame';
 import { ConfigurationForm } from './configuration-form';
 import { DeliveriesRegion } from './deliveries-region';
 import { DispatchLog } from './dispatch-log';
@@ -15,6 +15,11 @@ import { type Section, SectionNav } from './section-nav';
 import { SigningSecretPanel } from './signing-secret-panel';
 import { StatusPanel } from './status-panel';
 import { useLiveStream } from './use-live-stream';
+
+// The integration's own screens (the ContentKit renderer) come after the page's first content.
+const ComponentFrame = lazy(() =>
+  import('../../contentkit/component-frame').then((m) => ({ default: m.ComponentFrame })),
+);
 
 /**
  * An installation: its status, the configuration screen (the generated form, then the
@@ -152,7 +157,9 @@ function ScreenComponents({
           <h3 className="component-title" id={`component-${component.id}`}>
             {titleOf(component)}
           </h3>
-          <ComponentFrame installationId={installationId} componentId={component.id} title={titleOf(component)} />
+          <Suspense fallback={<Loading />}>
+            <ComponentFrame installationId={installationId} componentId={component.id} title={titleOf(component)} />
+          </Suspense>
         </section>
       ))}
     </div>
