@@ -104,7 +104,9 @@ try {
   console.log(`Cold time to content of /installations/{id}: median ${Math.round(median.ms)} ms of ${loads} loads`);
   console.log(`(all: ${runs.map((r) => Math.round(r.ms)).join(', ')} ms)`);
   const polled = runs.map((r) => r.polled).sort((a, b) => a - b);
-  console.log(`As Playwright notices it (what npm run bench reports): median ${Math.round(polled[Math.floor(polled.length / 2)])} ms`);
+  console.log(
+    `As Playwright's polling notices it (steps of up to 500 ms): median ${Math.round(polled[Math.floor(polled.length / 2)])} ms`,
+  );
   console.log('\nRequests of the median load (ms from the navigation start):');
   for (const r of median.waterfall) console.log(`  ${ms(r.start)} → ${ms(r.end)}  ${r.path}`);
 } finally {

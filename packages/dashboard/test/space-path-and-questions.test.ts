@@ -47,7 +47,9 @@ describe('a webhook onto a space, and the questions before a change', { timeout:
     await add.getByRole('link', { name: 'Install another integration' }).waitFor();
     await checkBothWidths(page, 'a space with nothing installed');
     await add.getByRole('button', { name: 'Add Webhooks to Docs' }).click();
-    await page.waitForURL((url) => /\/installations\/inst_/.test(url.pathname) && !url.pathname.endsWith(orgInstallation));
+    await page.waitForURL(
+      (url) => /\/installations\/inst_/.test(url.pathname) && !url.pathname.endsWith(orgInstallation),
+    );
     spaceInstallation = page.url().split('/').pop()?.split('#')[0] as string;
     await page.getByText('pending', { exact: true }).first().waitFor();
     const url = form().getByLabel('Webhook URL');
@@ -89,9 +91,9 @@ describe('a webhook onto a space, and the questions before a change', { timeout:
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await ask.waitFor({ state: 'hidden' });
     expect(await statusOf(spaceInstallation)).toBe('active');
-    expect((await world.as(world.tokens.ada)('GET', `/v1/installations/${spaceInstallation}`)).body.configuration.url).toBe(
-      hookUrl,
-    );
+    expect(
+      (await world.as(world.tokens.ada)('GET', `/v1/installations/${spaceInstallation}`)).body.configuration.url,
+    ).toBe(hookUrl);
 
     await form().getByRole('button', { name: 'Save' }).click();
     await ask.getByRole('button', { name: 'Clear and save' }).click();
@@ -107,9 +109,9 @@ describe('a webhook onto a space, and the questions before a change', { timeout:
   });
 
   it('shows what the receiver answered apart from the error', async () => {
-    expect((await world.as(world.tokens.ada)('POST', `/v1/installations/${spaceInstallation}/test-delivery`)).status).toBe(
-      202,
-    );
+    expect(
+      (await world.as(world.tokens.ada)('POST', `/v1/installations/${spaceInstallation}/test-delivery`)).status,
+    ).toBe(202);
     const deliveries = page.getByRole('region', { name: 'Deliveries' });
     const row = deliveries.locator('tbody tr[data-delivery]').first();
     await row.getByText('failed', { exact: true }).first().waitFor();

@@ -17,11 +17,13 @@ import {
   organizationQuery,
   organizationsQuery,
 } from '../api/queries';
+import { sessionQuery } from '../session/session';
 
 /** The installation screen's code (app.tsx loads it lazily through the same import). */
 export const loadInstallationScreen = () => import('./installation/installation-screen');
 
 export function preloadRoute(client: QueryClient, pathname: string): void {
+  void client.prefetchQuery(sessionQuery);
   // Every signed-in page shows the organizations (the navigation under the header).
   void client.prefetchQuery(organizationsQuery());
   const installation = /^\/installations\/([^/]+)\/?$/.exec(pathname)?.[1];
