@@ -8,7 +8,7 @@ import { preloadRoute } from './screens/route-preload';
 import './styles.css';
 
 // The page's code and data are asked for now, beside the session, not one after another.
-preloadRoute(queryClient, window.location.pathname);
+preloadRoute(queryClient, window.location.pathname, window.location.hash);
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root element');

@@ -17,12 +17,14 @@ import {
   organizationQuery,
   organizationsQuery,
 } from '../api/queries';
-import { sessionQuery } from '../session/session';
+import { codeInFragment, sessionQuery } from '../session/session';
 
 /** The installation screen's code (app.tsx loads it lazily through the same import). */
 export const loadInstallationScreen = () => import('./installation/installation-screen');
 
-export function preloadRoute(client: QueryClient, pathname: string): void {
+export function preloadRoute(client: QueryClient, pathname: string, hash: string): void {
+  // A sign-in link signs in first: a request before it would answer 401 and could arrive after it.
+  if (codeInFragment(hash) !== undefined) return;
   void client.prefetchQuery(sessionQuery);
   // Every signed-in page shows the organizations (the navigation under the header).
   void client.prefetchQuery(organizationsQuery());
