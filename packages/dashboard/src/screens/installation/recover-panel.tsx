@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Input, Label, TextField } from 'react-aria-components';
+import { Input, Label, TextField } from 'react-aria-components';
 import { api, call } from '../../api/client';
 import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorNote } from '../../components/error-note';
