@@ -442,7 +442,8 @@ ${dashboardRows.join('\n')}
 
 Time to interactive: Debian's Chromium (headless, driven by playwright-core) signed in as an organization
 admin, from the start of the navigation until the page's configuration form (its **Save** button) and its
-**Deliveries** region are on screen, that is, the page's data has arrived and is rendered; the median of
+**Deliveries** region are on screen, that is, the page's data has arrived and is rendered (by the page's own
+clock: the first frame painted with both; \`scripts/time-to-content.mjs\` shows the requests behind it); the median of
 ${dashboard.loads ?? '—'} loads with an empty cache (a new browser profile each time) and of as many with a warm one (the
 same profile). The server is \`portico serve\` (SQLite) on this machine.
 

@@ -8,15 +8,14 @@ import { IntegrationsScreen } from './screens/integrations/integrations-screen';
 import { AppLayout } from './screens/layout/app-layout';
 import { NotFoundScreen } from './screens/layout/not-found-screen';
 import { OrganizationScreen } from './screens/organization/organization-screen';
+import { loadInstallationScreen } from './screens/route-preload';
 import { SignInScreen } from './screens/sign-in/sign-in-screen';
 import { useCodeFromFragment } from './screens/sign-in/use-code-from-fragment';
 import { SiteScreen } from './screens/space/site-screen';
 import { useSession } from './session/session';
 
 // Screens with heavy parts (the form generator, Markdown, the ContentKit renderer) load when first opened.
-const InstallationScreen = lazy(() =>
-  import('./screens/installation/installation-screen').then((m) => ({ default: m.InstallationScreen })),
-);
+const InstallationScreen = lazy(() => loadInstallationScreen().then((m) => ({ default: m.InstallationScreen })));
 const IntegrationScreen = lazy(() =>
   import('./screens/integration/integration-screen').then((m) => ({ default: m.IntegrationScreen })),
 );

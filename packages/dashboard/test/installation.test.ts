@@ -99,6 +99,11 @@ describe('the installation page', { timeout: 120_000 }, () => {
   it('shows the server’s errors beside the fields and keeps the status when a save leaves it invalid', async () => {
     await form().getByLabel('API key').fill('');
     await form().getByRole('button', { name: 'Save' }).click();
+    // Emptying a required field of an active installation asks first (issue 41, item 10).
+    await page
+      .getByRole('alertdialog', { name: 'Clear API key?' })
+      .getByRole('button', { name: 'Clear and save' })
+      .click();
     await page.getByText('pending', { exact: true }).waitFor();
     expect(await form().textContent()).toMatch(/API key is required/);
     await form().getByLabel('API key').fill('key-456');

@@ -71,7 +71,7 @@ describe('signing in', { timeout: 120_000 }, () => {
     await page.goto(`${world.url}/#code=${code}`);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(page.url()).toBe(`${world.url}/`);
-    await expect.poll(() => page.getByText('Operator').isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('banner').getByText('Operator', { exact: true }).isVisible()).toBe(true);
     // The operator sees every organization (Portico publishes the built-in webhook integration).
     await expect
       .poll(() => page.getByRole('navigation', { name: 'Organizations' }).textContent())

@@ -151,7 +151,16 @@ describe('a webhook installation', { timeout: 120_000 }, () => {
 
     const recover = page.getByRole('region', { name: 'Recover failed deliveries' });
     await recover.getByLabel('Failed since').fill(localInput(new Date(Date.now() - 3600_000)));
+    // It asks first (item 13 of issue 41): Cancel starts nothing.
     await recover.getByRole('button', { name: 'Recover failed since…' }).click();
+    const ask = page.getByRole('alertdialog', { name: 'Recover failed deliveries?' });
+    await ask.getByText(/to the URL configured now, with its original webhook-id/).waitFor();
+    await checkBothWidths(page, 'the question before Recover failed since…');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'hidden' });
+    expect(await recover.getByRole('status').count()).toBe(0);
+    await recover.getByRole('button', { name: 'Recover failed since…' }).click();
+    await ask.getByRole('button', { name: 'Recover' }).click();
     await recover.getByText('1 of 1 failed deliveries redelivered').waitFor();
     await expect.poll(() => recover.getByRole('status').textContent()).toMatch(/Recovery: done/);
     await newestStatus('delivered').waitFor();

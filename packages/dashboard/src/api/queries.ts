@@ -15,6 +15,8 @@ export type ConfigurationField = Schemas['ConfigurationField'];
 export type Delivery = Schemas['Delivery'];
 export type Dispatch = Schemas['Dispatch'];
 export type Endpoint = Schemas['Endpoint'];
+export type UserEntry = Schemas['UserEntry'];
+export type TroubledEndpoint = Schemas['TroubledEndpoint'];
 
 export const keys = {
   organizations: ['organizations'] as const,
@@ -25,6 +27,8 @@ export const keys = {
   installation: (id: string) => ['installation', id] as const,
   deliveries: (id: string, filter: DeliveryFilter) => ['deliveries', id, filter] as const,
   dispatches: (id: string, filter: DispatchFilter) => ['dispatches', id, filter] as const,
+  users: ['users'] as const,
+  troubledEndpoints: ['troubled-endpoints'] as const,
 };
 
 export interface DispatchFilter {
@@ -37,15 +41,40 @@ export interface DeliveryFilter {
   eventId?: string;
 }
 
-export const useOrganizations = () =>
-  useQuery({ queryKey: keys.organizations, queryFn: () => call(api.GET('/v1/orgs')) });
+// The options of the queries a page starts with, shared by the hooks and by the preload of a
+// page's data at startup (screens/route-preload.ts), so both use one cache entry.
+export const organizationsQuery = () => ({
+  queryKey: keys.organizations,
+  queryFn: () => call(api.GET('/v1/orgs')),
+});
+
+export const organizationQuery = (org: string) => ({
+  queryKey: keys.organization(org),
+  queryFn: () => call(api.GET('/v1/orgs/{org}', { params: { path: { org } } })),
+});
+
+export const installationQuery = (id: string) => ({
+  queryKey: keys.installation(id),
+  queryFn: () =>
+    call(
+      api.GET('/v1/installations/{id}', { params: { path: { id }, query: { view: 'page' } } }),
+    ) as Promise<InstallationPage>,
+});
+
+export const integrationQuery = (name: string, share?: string) => ({
+  queryKey: keys.integration(name, share),
+  queryFn: () =>
+    call(
+      api.GET('/v1/integrations/{name}', {
+        params: { path: { name }, query: share ? { share } : {} },
+      }),
+    ) as Promise<IntegrationPage>,
+});
+
+export const useOrganizations = () => useQuery(organizationsQuery());
 
 export const useOrganization = (org: string, enabled = true) =>
-  useQuery({
-    queryKey: keys.organization(org),
-    queryFn: () => call(api.GET('/v1/orgs/{org}', { params: { path: { org } } })),
-    enabled: enabled && org !== '',
-  });
+  useQuery({ ...organizationQuery(org), enabled: enabled && org !== '' });
 
 export const usePlace = (kind: 'space' | 'site', id: string) =>
   useQuery({
@@ -62,25 +91,9 @@ export const useDirectory = (share?: string) =>
     queryFn: () => call(api.GET('/v1/integrations', { params: { query: share ? { share } : {} } })),
   });
 
-export const useIntegration = (name: string, share?: string) =>
-  useQuery({
-    queryKey: keys.integration(name, share),
-    queryFn: () =>
-      call(
-        api.GET('/v1/integrations/{name}', {
-          params: { path: { name }, query: share ? { share } : {} },
-        }),
-      ) as Promise<IntegrationPage>,
-  });
+export const useIntegration = (name: string, share?: string) => useQuery(integrationQuery(name, share));
 
-export const useInstallation = (id: string) =>
-  useQuery({
-    queryKey: keys.installation(id),
-    queryFn: () =>
-      call(
-        api.GET('/v1/installations/{id}', { params: { path: { id }, query: { view: 'page' } } }),
-      ) as Promise<InstallationPage>,
-  });
+export const useInstallation = (id: string) => useQuery(installationQuery(id));
 
 /** One page of the delivery log, and the cursor of the next (older) one. */
 export interface DeliveryPage {
@@ -92,30 +105,34 @@ export type DeliveryPages = InfiniteData<DeliveryPage, string | undefined>;
 /** The delivery log, newest first, 50 at a time (`X-Next-Cursor` leads to the older ones). */
 export const useDeliveries = (id: string, filter: DeliveryFilter, live: boolean) =>
   useInfiniteQuery({
-    queryKey: keys.deliveries(id, filter),
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }): Promise<DeliveryPage> => {
-      const { data, headers } = await callWithHeaders(
-        api.GET('/v1/installations/{id}/deliveries', {
-          params: {
-            path: { id },
-            query: {
-              limit: 50,
-              // One row per event and URL: its latest delivery decides its status (and the status filter).
-              latest: 'true',
-              ...(filter.status ? { status: filter.status } : {}),
-              ...(filter.eventId ? { eventId: filter.eventId } : {}),
-              ...(pageParam ? { cursor: pageParam } : {}),
-            },
-          },
-        }),
-      );
-      return { deliveries: data, nextCursor: headers.get('x-next-cursor') ?? undefined };
-    },
-    getNextPageParam: (last) => last.nextCursor,
+    ...deliveriesQuery(id, filter),
     // Without the live stream, ask again now and then.
     refetchInterval: live ? false : 5_000,
   });
+
+export const deliveriesQuery = (id: string, filter: DeliveryFilter) => ({
+  queryKey: keys.deliveries(id, filter),
+  initialPageParam: undefined as string | undefined,
+  queryFn: async ({ pageParam }: { pageParam: string | undefined }): Promise<DeliveryPage> => {
+    const { data, headers } = await callWithHeaders(
+      api.GET('/v1/installations/{id}/deliveries', {
+        params: {
+          path: { id },
+          query: {
+            limit: 50,
+            // One row per event and URL: its latest delivery decides its status (and the status filter).
+            latest: 'true',
+            ...(filter.status ? { status: filter.status } : {}),
+            ...(filter.eventId ? { eventId: filter.eventId } : {}),
+            ...(pageParam ? { cursor: pageParam } : {}),
+          },
+        },
+      }),
+    );
+    return { deliveries: data, nextCursor: headers.get('x-next-cursor') ?? undefined };
+  },
+  getNextPageParam: (last: DeliveryPage) => last.nextCursor,
+});
 
 /** Every delivery of one event (the first and its redeliveries), newest first. */
 export const useEventDeliveries = (id: string, eventId: string, enabled: boolean) =>
@@ -135,23 +152,24 @@ export type DispatchPages = InfiniteData<DispatchPage, string | undefined>;
 
 /** The Events log, newest first, 50 at a time; the server leaves out system events unless asked. */
 export const useDispatches = (id: string, filter: DispatchFilter, live: boolean) =>
-  useInfiniteQuery({
-    queryKey: keys.dispatches(id, filter),
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }): Promise<DispatchPage> => {
-      const { data, headers } = await callWithHeaders(
-        api.GET('/v1/installations/{id}/dispatches', {
-          params: {
-            path: { id },
-            query: { limit: 50, system: filter.system ? 'true' : 'false', ...(pageParam ? { cursor: pageParam } : {}) },
-          },
-        }),
-      );
-      return { dispatches: data, nextCursor: headers.get('x-next-cursor') ?? undefined };
-    },
-    getNextPageParam: (last) => last.nextCursor,
-    refetchInterval: live ? false : 5_000,
-  });
+  useInfiniteQuery({ ...dispatchesQuery(id, filter), refetchInterval: live ? false : 5_000 });
+
+export const dispatchesQuery = (id: string, filter: DispatchFilter) => ({
+  queryKey: keys.dispatches(id, filter),
+  initialPageParam: undefined as string | undefined,
+  queryFn: async ({ pageParam }: { pageParam: string | undefined }): Promise<DispatchPage> => {
+    const { data, headers } = await callWithHeaders(
+      api.GET('/v1/installations/{id}/dispatches', {
+        params: {
+          path: { id },
+          query: { limit: 50, system: filter.system ? 'true' : 'false', ...(pageParam ? { cursor: pageParam } : {}) },
+        },
+      }),
+    );
+    return { dispatches: data, nextCursor: headers.get('x-next-cursor') ?? undefined };
+  },
+  getNextPageParam: (last: DispatchPage) => last.nextCursor,
+});
 
 /** Whether the installation has any system event (the empty log then says they are hidden). */
 export const useAnySystemEvent = (id: string, enabled: boolean) =>
@@ -186,3 +204,14 @@ export function useInstalledIntegrations() {
   }
   return { installed, pending: organizations.isPending || pages.some((page) => page.isPending) };
 }
+
+/** Every user with their memberships (the operator console; the admin token only). */
+export const useUsers = () => useQuery({ queryKey: keys.users, queryFn: () => call(api.GET('/v1/users')) });
+
+/** Endpoints of every organization that are disabled or failing (the operator console), read again now and then. */
+export const useTroubledEndpoints = () =>
+  useQuery({
+    queryKey: keys.troubledEndpoints,
+    queryFn: () => call(api.GET('/v1/endpoints', { params: { query: {} } })),
+    refetchInterval: 15_000,
+  });

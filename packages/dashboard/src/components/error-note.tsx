@@ -5,7 +5,7 @@ import { MessageText } from './message-text';
  * Codes whose message already says it all in plain words: a code tail ("(network)",
  * "(unauthenticated)") would only repeat it in technical terms.
  */
-const QUIET_CODES = new Set(['network', 'unauthenticated', 'forbidden', 'not_found']);
+const QUIET_CODES = new Set(['network', 'unauthenticated', 'unauthorized', 'forbidden', 'not_found']);
 
 /** An error as a person reads it: what the server said and, for an API error, its code. */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {

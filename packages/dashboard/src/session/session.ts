@@ -24,9 +24,12 @@ async function readSession(): Promise<Session | null> {
   }
 }
 
+/** The session query's options (screens/route-preload.ts asks for it as the app starts). */
+export const sessionQuery = { queryKey: SESSION_KEY, queryFn: readSession, staleTime: Number.POSITIVE_INFINITY };
+
 /** The session, or null when nobody is signed in. */
 export function useSession() {
-  return useQuery({ queryKey: SESSION_KEY, queryFn: readSession, staleTime: Number.POSITIVE_INFINITY });
+  return useQuery(sessionQuery);
 }
 
 export function useSignIn() {

@@ -42,6 +42,7 @@ import { recoveryRoutes } from './routes/recoveries.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { siteScriptRoutes } from './routes/site-scripts.js';
 import { streamRoutes } from './routes/streams.js';
+import { troubledEndpointRoutes } from './routes/troubled-endpoints.js';
 import { userRoutes } from './routes/users.js';
 
 export interface AppOptions {
@@ -118,6 +119,7 @@ export function createApp(options: AppOptions) {
   app.route('/', componentRoutes(deps));
   app.route('/', dispatchRoutes(deps));
   app.route('/', deliveryRoutes(deps));
+  app.route('/', troubledEndpointRoutes(deps));
   app.route('/', publicEndpointRoutes(deps));
   app.route('/', integrationPublicEndpointRoutes(deps));
   app.route('/', oauthRoutes(deps));

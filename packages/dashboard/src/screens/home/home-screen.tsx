@@ -3,11 +3,18 @@ import { useOrganizations } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { Loading } from '../../components/loading';
 import { usePageTitle } from '../../components/use-page-title';
+import { useSession } from '../../session/session';
+import { OperatorConsole } from '../operator/operator-console';
 
-/** The organizations the signed-in person belongs to (the operator: all of them). */
+/** The operator's console for the admin token; for a person, the organizations they belong to. */
 export function HomeScreen() {
+  const operator = useSession().data?.principal.kind === 'admin';
+  usePageTitle(operator ? 'Operator console' : 'Home');
+  return operator ? <OperatorConsole /> : <Organizations />;
+}
+
+function Organizations() {
   const organizations = useOrganizations();
-  usePageTitle('Home');
   return (
     <section>
       <h1>Overview</h1>

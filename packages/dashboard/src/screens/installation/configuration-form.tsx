@@ -8,7 +8,6 @@
  */
 import Form from '@rjsf/core';
 import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
-import validator from '@rjsf/validator-ajv8';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
@@ -16,11 +15,13 @@ import { ApiError, api, call } from '../../api/client';
 import { type InstallationPage, keys } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
 import { MessageText, readable } from '../../components/message-text';
+import { ClearRequiredDialog } from './clear-required-dialog';
 import { MemberNote, useManagePermission } from './manage-permission';
 import { CompletionWidget } from './widgets/completion-widget';
 import { ConnectField } from './widgets/connect-field';
 import { EnumWidget } from './widgets/enum-widget';
 import type { FormContext } from './widgets/form-context';
+import { schemaValidator } from './widgets/schema-validator';
 import { BaseInputTemplate, ConfigurationFormTag, FieldTemplate, ObjectFieldTemplate } from './widgets/templates';
 import { TextareaWidget } from './widgets/textarea-widget';
 import { ToggleWidget } from './widgets/toggle-widget';
@@ -49,7 +50,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
     setValues(withoutButtons(installation.configuration, buttons));
   }, [installation.configuration, buttons]);
   const schema = useMemo(() => {
-    // rjsf's validator speaks draft-07; the server judges, so the `$schema` marker is left out.
+    // The server judges (the form's validator only picks among options): the `$schema` marker is left out.
     const { $schema: _draft, ...rest } = installation.configurationSchema;
     // Defaults are the server's to apply (at install): a property that is not stored shows empty,
     // never a default the installation does not have.
@@ -66,6 +67,8 @@ export function ConfigurationForm({ installation }: { installation: Installation
     [installation.fields],
   );
   const [localErrors, setLocalErrors] = useState<{ path: string; message: string }[]>([]);
+  // A save that would empty a required field of an active installation, waiting for the person's answer.
+  const [asking, setAsking] = useState<{ patch: Values; titles: string[] } | undefined>();
   const uiSchema = useMemo(() => {
     const ui: UiSchema = { 'ui:submitButtonOptions': { norender: true } };
     for (const field of installation.fields) {
@@ -136,6 +139,11 @@ export function ConfigurationForm({ installation }: { installation: Installation
       save.reset();
       return;
     }
+    const cleared = installation.fields.filter((field) => field.required && patch[field.name] === null);
+    if (installation.status === 'active' && cleared.length > 0) {
+      setAsking({ patch, titles: cleared.map((field) => field.title) });
+      return;
+    }
     save.mutate(patch);
   };
   if (installation.fields.length === 0) {
@@ -149,7 +157,7 @@ export function ConfigurationForm({ installation }: { installation: Installation
         uiSchema={uiSchema}
         formData={values}
         formContext={formContext}
-        validator={validator}
+        validator={schemaValidator}
         widgets={widgets}
         fields={fields}
         templates={templates}
@@ -183,6 +191,15 @@ export function ConfigurationForm({ installation }: { installation: Installation
           </span>
         </div>
       </Form>
+      <ClearRequiredDialog
+        titles={asking?.titles ?? []}
+        integration={installation.integrationTitle}
+        onCancel={() => setAsking(undefined)}
+        onConfirm={() => {
+          if (asking) save.mutate(asking.patch);
+          setAsking(undefined);
+        }}
+      />
       {warnings.map((warning) => (
         <p key={warning.message} className="warning-note">
           <MessageText message={warning.message} titles={titles} />

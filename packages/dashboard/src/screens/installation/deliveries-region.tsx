@@ -222,8 +222,13 @@ function DeliveryRow({ delivery, installationId }: { delivery: Delivery; install
                   <td>{attempt.status ?? '—'}</td>
                   <td>{attempt.durationMs} ms</td>
                   <td>
-                    {attempt.error ? <span className="field-error">{attempt.error}</span> : null}
-                    {attempt.response ? <code>{attempt.response.slice(0, 200)}</code> : null}
+                    {attempt.error ? <div className="field-error">{attempt.error}</div> : null}
+                    {attempt.response ? (
+                      <div>
+                        <span className="muted">Response: </span>
+                        <code>{attempt.response.slice(0, 200)}</code>
+                      </div>
+                    ) : null}
                   </td>
                 </tr>
               ))}

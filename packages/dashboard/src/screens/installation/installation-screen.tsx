@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { type OrganizationPage, useInstallation, useIntegration, useOrganization } from '../../api/queries';
 import { ErrorNote } from '../../components/error-note';
@@ -5,7 +6,6 @@ import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { ScopeRequest } from '../../components/scope-request';
 import { usePageTitle } from '../../components/use-page-title';
-import { ComponentFrame } from '../../contentkit/component-frame';
 import { ConfigurationForm } from './configuration-form';
 import { DeliveriesRegion } from './deliveries-region';
 import { DispatchLog } from './dispatch-log';
@@ -16,6 +16,11 @@ import { type Section, SectionNav } from './section-nav';
 import { SigningSecretPanel } from './signing-secret-panel';
 import { StatusPanel } from './status-panel';
 import { useLiveStream } from './use-live-stream';
+
+// The integration's own screens (the ContentKit renderer) come after the page's first content.
+const ComponentFrame = lazy(() =>
+  import('../../contentkit/component-frame').then((m) => ({ default: m.ComponentFrame })),
+);
 
 /**
  * An installation: its status, the configuration screen (the generated form, then the
@@ -160,7 +165,9 @@ function ScreenComponents({
           <h3 className="component-title" id={`component-${component.id}`}>
             {titleOf(component)}
           </h3>
-          <ComponentFrame installationId={installationId} componentId={component.id} title={titleOf(component)} />
+          <Suspense fallback={<Loading />}>
+            <ComponentFrame installationId={installationId} componentId={component.id} title={titleOf(component)} />
+          </Suspense>
         </section>
       ))}
     </div>

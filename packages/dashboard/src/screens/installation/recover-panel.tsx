@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Input, Label, TextField } from 'react-aria-components';
+import { Input, Label, TextField } from 'react-aria-components';
 import { api, call } from '../../api/client';
+import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorNote } from '../../components/error-note';
 import { StatusText } from '../../components/status-text';
 import { MemberNote, useManagePermission } from './manage-permission';
@@ -38,14 +39,22 @@ export function RecoverPanel({ installationId }: { installationId: string }) {
           <Label>Failed since</Label>
           <Input className="input" />
         </TextField>
-        <Button
-          className="button"
+        <ConfirmButton
           isDisabled={!valid || progress?.status === 'running' || !permission.allowed}
           isPending={start.isPending}
-          onPress={() => start.mutate()}
+          onConfirm={() => start.mutate()}
+          title="Recover failed deliveries?"
+          message={
+            <p>
+              Every delivery that failed since {valid ? new Date(since).toLocaleString() : 'then'} is sent again, to the
+              URL configured now, with its original webhook-id (receivers that deduplicate on it skip what they already
+              have).
+            </p>
+          }
+          confirmLabel="Recover"
         >
           Recover failed since…
-        </Button>
+        </ConfirmButton>
       </div>
       <MemberNote can="recover failed deliveries" />
       {progress ? (

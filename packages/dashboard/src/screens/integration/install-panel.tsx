@@ -49,6 +49,7 @@ export function InstallPanel({ integration, share }: { integration: IntegrationP
     <div className="panel row">
       {choices.length > 1 ? (
         <Select
+          placeholder="Choose an organization"
           selectedKey={org ?? null}
           onSelectionChange={(key) => setChosen(key === null ? undefined : String(key))}
         >

@@ -29,7 +29,11 @@ export function AppLayout({ session }: { session: Session }) {
           <NavLink to="/integrations">Integrations</NavLink>
         </nav>
         <div className="who">
-          <span className="muted">{who}</span>
+          {/* A name, not a link: plain text after "Signed in as". */}
+          <span className="signed-in-as">
+            <span className="muted">Signed in as </span>
+            <strong>{who}</strong>
+          </span>
           <Button className="button quiet" onPress={() => signOut.mutate()} isPending={signOut.isPending}>
             Sign out
           </Button>

@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import type { InstallationPage } from '../../api/queries';
+import { countOf } from '../../components/count-of';
 import { ScopeRequest } from '../../components/scope-request';
 import { StatusText } from '../../components/status-text';
 
@@ -34,7 +35,7 @@ export function InstallationList({
             </h3>
             <StatusText status={installation.status} label={installation.integrationTitle} />
             {installation.status === 'pending' && installation.errors.length > 0 ? (
-              <p className="muted">{installation.errors.length} setting(s) missing</p>
+              <p className="muted">{countOf(installation.errors.length, 'setting')} missing</p>
             ) : null}
             {organizationTitle !== undefined ? (
               <ScopeRequest compact installation={installation} role={role} organizationTitle={organizationTitle} />

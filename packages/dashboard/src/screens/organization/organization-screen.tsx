@@ -3,6 +3,8 @@ import { useOrganization } from '../../api/queries';
 import { LoadError } from '../../components/load-error';
 import { Loading } from '../../components/loading';
 import { usePageTitle } from '../../components/use-page-title';
+import { useSession } from '../../session/session';
+import { AddMemberForm, CreatePlaceForm } from '../operator/organization-forms';
 import { AlertUrlPanel } from './alert-url-panel';
 import { InstallationList } from './installation-list';
 
@@ -10,6 +12,7 @@ import { InstallationList } from './installation-list';
 export function OrganizationScreen() {
   const { org = '' } = useParams();
   const page = useOrganization(org);
+  const operator = useSession().data?.principal.kind === 'admin';
   usePageTitle(page.data?.title ?? (page.error ? 'Organization' : undefined));
   if (page.isPending) return <Loading />;
   if (page.error) return <LoadError error={page.error} what="Organization" />;
@@ -18,7 +21,9 @@ export function OrganizationScreen() {
     <section>
       <h1>{data.title}</h1>
       <p className="muted">
-        Your role: {data.role === 'admin' ? 'admin' : 'member (organization admins pause and uninstall)'}
+        {operator
+          ? 'You are the operator: you manage every organization, and add its spaces, sites and members here.'
+          : `Your role: ${data.role === 'admin' ? 'admin' : 'member (organization admins install, configure, pause and uninstall)'}`}
       </p>
       <h2>Installations</h2>
       <InstallationList
@@ -35,10 +40,12 @@ export function OrganizationScreen() {
         <section aria-labelledby="spaces-heading">
           <h2 id="spaces-heading">Spaces</h2>
           <PlaceLinks kind="spaces" places={data.spaces} />
+          {operator ? <CreatePlaceForm org={data.id} kind="spaces" /> : null}
         </section>
         <section aria-labelledby="sites-heading">
           <h2 id="sites-heading">Sites</h2>
           <PlaceLinks kind="sites" places={data.sites} />
+          {operator ? <CreatePlaceForm org={data.id} kind="sites" /> : null}
         </section>
         <section aria-labelledby="members-heading">
           <h2 id="members-heading">Members</h2>
@@ -49,6 +56,7 @@ export function OrganizationScreen() {
               </li>
             ))}
           </ul>
+          {operator ? <AddMemberForm org={data.id} /> : null}
         </section>
       </div>
     </section>

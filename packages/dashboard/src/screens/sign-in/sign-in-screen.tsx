@@ -20,6 +20,21 @@ export function SignInScreen({ error }: { error?: unknown }) {
       <p className="muted">
         Use your API token, or the operator's admin token. The dashboard keeps a session cookie, never the token.
       </p>
+      <section aria-labelledby="how-heading" className="note">
+        <h2 id="how-heading">Other ways in</h2>
+        <ul>
+          <li>
+            <strong>A sign-in link</strong> (<code>…/#code=…</code>) from your operator signs you in without a token:
+            open it, or paste it into this tab’s address bar. Each link works once, within 15 minutes.
+          </li>
+          <li>
+            <strong>The admin token</strong> is printed by <code>portico serve</code> on its first start and kept in the
+            file <code>admin-token</code> of its data directory (<code>.portico/admin-token</code> unless{' '}
+            <code>--data-dir</code> says otherwise). Under <code>portico dev</code> it is in{' '}
+            <code>.portico-dev/admin-token</code> of the integration’s folder.
+          </li>
+        </ul>
+      </section>
       {/* The link's failure, until the person tries a token: then only that attempt's result shows. */}
       {error && signIn.isIdle ? <ErrorNote title="The sign-in link did not work" error={error} /> : null}
       <Form onSubmit={submit} className="stack">

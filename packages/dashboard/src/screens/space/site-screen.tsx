@@ -5,6 +5,7 @@ import { Loading } from '../../components/loading';
 import { usePageTitle } from '../../components/use-page-title';
 import { InstallationList } from '../organization/installation-list';
 import { OrganizationLink } from '../organization/organization-link';
+import { AddToPlace } from './add-to-place';
 
 /** A site and its installations. */
 export function SiteScreen() {
@@ -20,7 +21,11 @@ export function SiteScreen() {
         A site of <OrganizationLink id={site.data.organization} />
       </p>
       <h2>Installations</h2>
-      <InstallationList installations={site.data.installations} empty="No integration is installed in this site." />
+      <InstallationList
+        installations={site.data.installations}
+        empty="No integration is installed in this site yet: add one below."
+      />
+      <AddToPlace kind="site" place={site.data.id} title={site.data.title} org={site.data.organization} />
     </article>
   );
 }

@@ -8,6 +8,7 @@ import { usePageTitle } from '../../components/use-page-title';
 import { ComponentFrame } from '../../contentkit/component-frame';
 import { InstallationList } from '../organization/installation-list';
 import { OrganizationLink } from '../organization/organization-link';
+import { AddToPlace } from './add-to-place';
 import { type InsertedBlock, InsertMenu } from './insert-menu';
 
 /** A space: its installations, and a page preview where Insert adds the blocks of the integrations active here. */
@@ -60,7 +61,11 @@ export function SpaceScreen() {
         </section>
       </section>
       <h2>Installations</h2>
-      <InstallationList installations={page.installations} empty="No integration is installed in this space." />
+      <InstallationList
+        installations={page.installations}
+        empty="No integration is installed in this space yet: add one below."
+      />
+      <AddToPlace kind="space" place={page.id} title={page.title} org={page.organization} />
     </article>
   );
 }

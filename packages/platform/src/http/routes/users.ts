@@ -1,10 +1,11 @@
-/** Users (`/v1/users…`, operator): creating one with its API token, and one-time sign-in links. */
+/** Users (`/v1/users…`, operator): listing them, creating one with its API token, and one-time sign-in links. */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { requireAdmin } from '../../access/auth.js';
 import { createSignInLink } from '../../access/sessions.js';
+import { listUsers } from '../../organizations/operator-views.js';
 import { createUser } from '../../organizations/users.js';
 import { bearer, errorResponses, jsonAnswer, jsonBody, type RouteDeps, TAGS } from '../route.js';
-import { SignInLink, SignInLinkInput, UserCreated, UserInput } from '../schemas/users.js';
+import { SignInLink, SignInLinkInput, UserCreated, UserEntry, UserInput } from '../schemas/users.js';
 
 const tags = TAGS.directory;
 
@@ -26,6 +27,19 @@ export function userRoutes({ ctx, principal }: Pick<RouteDeps, 'ctx' | 'principa
       requireAdmin(await principal(c));
       return c.json(await createUser(ctx, c.req.valid('json')), 201);
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/users',
+      operationId: 'listUsers',
+      summary: 'Every user, by name, with the organizations they belong to and their role in each (operator)',
+      tags,
+      security: bearer,
+      responses: { 200: jsonAnswer(z.array(UserEntry)), ...errorResponses },
+    }),
+    async (c) => c.json(await listUsers(ctx, await principal(c)), 200),
   );
 
   app.openapi(

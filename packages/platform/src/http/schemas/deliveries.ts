@@ -136,3 +136,18 @@ export const SigningSecret = z
 export const TestDelivery = z
   .object({ id: z.string(), status: z.string(), eventId: z.string(), url: z.string() })
   .openapi('TestDelivery', { description: 'The test delivery: follow it in GET /v1/installations/{id}/deliveries' });
+
+export const TroubledEndpoint = Endpoint.extend({
+  installation: z
+    .object({
+      id: z.string(),
+      integration: z.string(),
+      organization: z.object({ id: z.string(), title: z.string() }),
+      target: z.object({
+        type: z.enum(['organization', 'space', 'site']),
+        id: z.string(),
+        title: z.string().nullable().openapi({ description: 'The space or site title (null for an organization)' }),
+      }),
+    })
+    .openapi({ description: 'The installation the endpoint belongs to, and where it is installed' }),
+}).openapi('TroubledEndpoint');

@@ -22,3 +22,14 @@ export const SignInLink = z
     expiresAt: z.string(),
   })
   .openapi('SignInLink');
+
+export const UserEntry = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    memberships: z
+      .array(z.object({ organization: z.string(), role: z.enum(['admin', 'member']) }))
+      .openapi({ description: 'The organizations the user belongs to, with their role in each' }),
+  })
+  .openapi('UserEntry');
