@@ -3,7 +3,8 @@
  * install confirmation lists what the integration is granted before the admin confirms; a newer
  * version asking for more shows "Asks for new permissions" on the installation page and in the
  * organization's list, with Accept and Uninstall disabled for a member (with the reason); an
- * admin accepts it, or uninstalls without accepting. Each screen at 1280 and 390 px, with axe.
+ * admin accepts it, or uninstalls without accepting; the operator console lists the request. Each
+ * screen at 1280 and 390 px, with axe.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +93,20 @@ describe('permission requests in the dashboard', { timeout: 120_000 }, () => {
     await member.setViewportSize({ width: 390, height: 844 });
     await screenshot(member, 'scope-request-member-390');
     await member.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('lists the request in the operator console, with a way to the installation', async () => {
+    const operator = await world.page({ bypassCSP: true });
+    await signIn(operator, world.url, world.platform.adminToken);
+    await operator.goto(world.url);
+    const panel = operator.getByRole('region', { name: 'Permission requests' });
+    await panel.getByText('Asks for new permissions: space:git:sync').waitFor();
+    expect(await panel.getByText('Granted: space:content:read').count()).toBe(1);
+    await checkBothWidths(operator, 'the operator console with a permission request');
+    await panel.getByRole('link', { name: 'Review the request of asker in acme' }).click();
+    await operator.getByRole('region', { name: 'Asks for new permissions' }).waitFor();
+    expect(new URL(operator.url()).pathname).toBe(`/installations/${installationId}`);
+    await operator.close();
   });
 
   it('lets an admin accept it: the grant widens and the request is gone', async () => {

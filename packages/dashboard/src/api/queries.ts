@@ -29,6 +29,7 @@ export const keys = {
   dispatches: (id: string, filter: DispatchFilter) => ['dispatches', id, filter] as const,
   users: ['users'] as const,
   troubledEndpoints: ['troubled-endpoints'] as const,
+  scopeRequests: ['scope-requests'] as const,
 };
 
 export interface DispatchFilter {
@@ -213,5 +214,13 @@ export const useTroubledEndpoints = () =>
   useQuery({
     queryKey: keys.troubledEndpoints,
     queryFn: () => call(api.GET('/v1/endpoints', { params: { query: {} } })),
+    refetchInterval: 15_000,
+  });
+
+/** What integrations' newer versions ask for beyond their organizations' grants (the operator console), read again now and then. */
+export const useScopeRequests = () =>
+  useQuery({
+    queryKey: keys.scopeRequests,
+    queryFn: () => call(api.GET('/v1/scope-requests')),
     refetchInterval: 15_000,
   });

@@ -1,15 +1,50 @@
+import { Link } from 'react-router';
+import { useScopeRequests } from '../../api/queries';
+import { ErrorNote } from '../../components/error-note';
+
 /**
- * PERMISSION REQUESTS (issue 44): the place in the operator console for integrations' requests for
- * more scopes. The listing (`GET /v1/scope-requests`) is built elsewhere; the lead wires it here:
- * a query in api/queries.ts, then one card per request with where it comes from and its answer.
+ * Integrations' requests for more permissions than their organizations granted (DESIGN.md
+ * "Granted scopes", `GET /v1/scope-requests`): per organization installation, what it was granted
+ * and what the newer version asks for, with a link to the installation, where an admin (or the
+ * operator) accepts or uninstalls. What was granted keeps working meanwhile.
  */
 export function PermissionRequestsPanel() {
+  const requests = useScopeRequests();
   return (
     <section aria-labelledby="permission-requests-heading" className="panel">
       <h2 id="permission-requests-heading" tabIndex={-1}>
         Permission requests
       </h2>
-      <p className="muted">Requests of integrations for more permissions than they were installed with appear here.</p>
+      <p className="muted">
+        A new version of an integration that asks for more than an organization granted runs with what was granted until
+        an admin of that organization accepts.
+      </p>
+      {requests.error ? <ErrorNote error={requests.error} /> : null}
+      {requests.data?.length === 0 ? <p className="muted">No integration asks for new permissions.</p> : null}
+      <ul className="cards single">
+        {requests.data?.map((request) => (
+          <li key={request.installationId} className="card">
+            <div className="stack grow">
+              <p>
+                <strong>{request.integration}</strong> (version {request.version}) in {request.organization} ·{' '}
+                <Link to={`/installations/${encodeURIComponent(request.installationId)}`}>
+                  Review
+                  <span className="visually-hidden">
+                    {' '}
+                    the request of {request.integration} in {request.organization}
+                  </span>
+                </Link>
+              </p>
+              <p className="break">
+                Asks for new permissions: <code>{request.requested.join(', ')}</code>
+              </p>
+              <p className="muted break">
+                Granted: {request.granted.length > 0 ? request.granted.join(', ') : 'nothing'}
+              </p>
+            </div>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
