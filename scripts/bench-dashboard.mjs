@@ -15,8 +15,8 @@ export const DASHBOARD_SETTINGS = {
   loads: 7,
 };
 
-const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
+export const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
+export const FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -63,7 +63,7 @@ async function timeToInteractive(page, url) {
 }
 
 /** In every page of the context: notes when a frame is first painted with the Save button and the Deliveries heading. */
-async function markContent(context) {
+export async function markContent(context) {
   await context.addInitScript(() => {
     const done = () =>
       [...document.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Save') &&
@@ -79,6 +79,28 @@ async function markContent(context) {
   });
 }
 
+/**
+ * What both page measurements load (this and scripts/time-to-content.mjs): a webhook installation
+ * in a space of acme (`page`, its URL), whose admin ada is signed in by cookie in each new browser
+ * profile `signedIn()` makes (as the sign-in screen would), with content marked (`markContent`).
+ */
+export async function installationPage(browser, url, call) {
+  await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+  await call('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
+  const { token } = await call('POST', '/v1/users', { id: 'ada', name: 'Ada' });
+  await call('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
+  const org = (await call('POST', '/v1/orgs/acme/installations', { integration: 'webhook' }, token)).id;
+  const space = (await call('POST', `/v1/installations/${org}/spaces/docs`, undefined, token)).id;
+  const signedIn = async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await markContent(context);
+    const answer = await context.request.post(`${url}/v1/session`, { data: { token } });
+    if (!answer.ok()) throw new Error(`sign-in failed: ${answer.status()} ${await answer.text()}`);
+    return context;
+  };
+  return { page: `${url}/installations/${space}`, signedIn };
+}
+
 export async function benchDashboard(options = {}) {
   const o = { ...DASHBOARD_SETTINGS, ...options };
   if (!existsSync(join(dist, 'index.html'))) throw new Error(`${dist} is not built: run npm run build`);
@@ -88,21 +110,7 @@ export async function benchDashboard(options = {}) {
   const { child, url, call } = await startServer({ ...serverSecrets(), PORTICO_DATA_DIR: dataDir });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
-    await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
-    await call('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
-    const { token } = await call('POST', '/v1/users', { id: 'ada', name: 'Ada' });
-    await call('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
-    const org = (await call('POST', '/v1/orgs/acme/installations', { integration: 'webhook' }, token)).id;
-    const space = (await call('POST', `/v1/installations/${org}/spaces/docs`, undefined, token)).id;
-    const page = `${url}/installations/${space}`;
-    /** A browser profile signed in as ada (the session cookie, as the sign-in screen gets it). */
-    const signedIn = async () => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      await markContent(context);
-      const answer = await context.request.post(`${url}/v1/session`, { data: { token } });
-      if (!answer.ok()) throw new Error(`sign-in failed: ${answer.status()} ${await answer.text()}`);
-      return context;
-    };
+    const { page, signedIn } = await installationPage(browser, url, call);
     // Warm-up: the server's caches and Chromium's first start.
     const warm = await signedIn();
     const warmPage = await warm.newPage();

@@ -1,29 +1,18 @@
 // Time to content of the installation page on a cold load, with the request waterfall behind it:
 // `node scripts/time-to-content.mjs [loads]` (after `npm run build`). It starts `portico serve` on a
-// fresh SQLite directory, makes a webhook space installation, and loads `/installations/{id}` in
-// Debian's Chromium with a new browser profile each time (empty cache, signed in by cookie), until
-// the configuration form's Save button and the Deliveries region are there (what `npm run bench`
-// reports as the cold time to interactive, noticed by Playwright's polling; this script also reads
-// the page's own clock, the first frame painted with them). It prints the median and, for the median load, when
-// each request started and ended, so what waits for what is plain to see.
+// fresh SQLite directory and loads the page `npm run bench` measures (scripts/bench-dashboard.mjs,
+// `installationPage`) in Debian's Chromium with a new browser profile each time (empty cache,
+// signed in by cookie), by the page's own clock: the first frame painted with the configuration
+// form's Save button and the Deliveries heading. It prints the median and, for the median load,
+// when each request started and ended, so what waits for what is plain to see.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, FLAGS, installationPage } from './bench-dashboard.mjs';
 import { serverSecrets, startServer, stopServer } from './bench-support.mjs';
 
 const loads = Number(process.argv[2] ?? 7);
-const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const dist = new URL('../packages/dashboard/dist/index.html', import.meta.url).pathname;
 if (!existsSync(dist)) throw new Error(`${dist} is missing: run npm run build first`);
 
@@ -60,34 +49,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'portico-ttc-'));
 const { child, url, call } = await startServer({ ...serverSecrets(), PORTICO_DATA_DIR: dataDir });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
 try {
-  await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
-  await call('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
-  const { token } = await call('POST', '/v1/users', { id: 'ada', name: 'Ada' });
-  await call('PUT', '/v1/orgs/acme/members/ada', { role: 'admin' });
-  const org = (await call('POST', '/v1/orgs/acme/installations', { integration: 'webhook' }, token)).id;
-  const space = (await call('POST', `/v1/installations/${org}/spaces/docs`, undefined, token)).id;
-  const page = `${url}/installations/${space}`;
-  const signedIn = async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    // In the page, from its navigation start: the first frame painted with the Save button and the
-    // Deliveries heading in the document.
-    await context.addInitScript(() => {
-      const done = () =>
-        [...document.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Save') &&
-        [...document.querySelectorAll('h2, h3')].some((h) => h.textContent?.trim() === 'Deliveries');
-      const observer = new MutationObserver(() => {
-        if (!done()) return;
-        observer.disconnect();
-        requestAnimationFrame(() => {
-          window.__contentPaintedAt = performance.now();
-        });
-      });
-      observer.observe(document, { childList: true, subtree: true });
-    });
-    const answer = await context.request.post(`${url}/v1/session`, { data: { token } });
-    if (!answer.ok()) throw new Error(`sign-in failed: ${answer.status()} ${await answer.text()}`);
-    return context;
-  };
+  const { page, signedIn } = await installationPage(browser, url, call);
   // Warm-up: the server's caches and Chromium's first start.
   const warm = await signedIn();
   await load(warm, page);
