@@ -64,13 +64,20 @@ export function tail(
       printed += 1;
       if (count !== undefined && printed >= count) done.abort();
     };
-    io.err(
-      `portico tail: following ${[...named.values()].join(', ')} on ${client.described}${count ? ` until ${count} events` : ' (Ctrl-C stops)'}\n`,
-    );
+    // "following" once every stream is open: what happens from then on is shown (the server's
+    // stream starts where its request arrived), so nothing said after that line is missed.
+    let opening = named.size;
+    const opened = () => {
+      if (--opening > 0) return;
+      io.err(
+        `portico tail: following ${[...named.values()].join(', ')} on ${client.described}${count ? ` until ${count} events` : ' (Ctrl-C stops)'}\n`,
+      );
+    };
 
     const follow = async (id: string, label: string) => {
       let lastId: string | undefined;
       let failingSince: number | undefined;
+      let isOpen = false;
       const dispatches = new Set<number>();
       const deliveries = new Map<string, string>();
       while (!done.signal.aborted) {
@@ -90,6 +97,10 @@ export function tail(
             const refusal = client.refusal('GET', `/v1/installations/${id}/stream`, response.status, parsed, text);
             if (response.status < 500) throw new CommandError(refusal.message);
             throw refusal;
+          }
+          if (!isOpen) {
+            isOpen = true;
+            opened();
           }
           for await (const message of readSse(response.body, (position) => {
             lastId = position;
