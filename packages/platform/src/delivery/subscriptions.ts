@@ -243,24 +243,17 @@ function fieldsOf(row: subscriptions.EndpointRow): SubscriptionFields {
 
 /**
  * The configuration's subscription is edited through the configuration only (one editor per
- * thing), but for what the configuration does not hold: its rate limit (`allowed`).
+ * thing): it is not removed here, and a change may set only what the configuration does not hold,
+ * its rate limit.
  */
-function refuseConfigurations(
-  row: subscriptions.EndpointRow,
-  installationId: string,
-  input: SubscriptionInput = {},
-  allowed: readonly (keyof SubscriptionInput)[] = [],
-) {
-  const touched = Object.keys(input).filter((key) => input[key as keyof SubscriptionInput] !== undefined);
-  if (
-    Number(row.from_configuration) === 1 &&
-    (touched.length === 0 || touched.some((k) => !allowed.includes(k as keyof SubscriptionInput)))
-  ) {
-    throw conflict(
-      `the endpoint ${row.id} is the installation's configured webhook: change it with PATCH /v1/installations/${installationId}/configuration (url, the event switches, headers, delivery_policy), or pause the installation; only its rateLimit is set here`,
-      'configured_endpoint',
-    );
-  }
+function refuseConfigurations(row: subscriptions.EndpointRow, installationId: string, change?: SubscriptionInput) {
+  if (Number(row.from_configuration) !== 1) return;
+  const { rateLimit, ...rest } = change ?? {};
+  if (rateLimit !== undefined && Object.values(rest).every((value) => value === undefined)) return;
+  throw conflict(
+    `the endpoint ${row.id} is the installation's configured webhook: change it with PATCH /v1/installations/${installationId}/configuration (url, the event switches, headers, delivery_policy), or pause the installation; only its rateLimit is set here`,
+    'configured_endpoint',
+  );
 }
 
 export async function createSubscription(
@@ -289,7 +282,7 @@ export async function updateSubscription(
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = await subscriptions.liveById(trx, installationId, id);
     if (!before) throw notFound(`the endpoint ${id} of the installation ${installationId}`);
-    refuseConfigurations(before, installationId, input, ['rateLimit']);
+    refuseConfigurations(before, installationId, input);
     const fields = checked(ctx, installation.target_type, fieldsOf(before), input);
     return put(trx, installationId, fields, before, false, ctx.now());
   });
