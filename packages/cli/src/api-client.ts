@@ -5,7 +5,13 @@
  * asked, what the server answered and, for the usual mistakes, what to check. `fetch` is for the
  * one request that is read as a stream (`tail`).
  */
-import { createPorticoClient, type PorticoClient, requestOf, type Answer as TypedAnswer } from '@portico/client';
+import {
+  createPorticoClient,
+  errorOf,
+  type PorticoClient,
+  requestOf,
+  type Answer as TypedAnswer,
+} from '@portico/client';
 
 export class ServerFailure extends Error {
   constructor(
@@ -80,9 +86,9 @@ export class ApiClient {
 
   /** The ServerFailure for a refused request. */
   refusal(method: string, path: string, status: number, parsed: unknown, text = ''): ServerFailure {
-    const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+    const error = errorOf(parsed);
     const code = error?.code ?? 'unknown';
-    const said = error?.message ?? (text.trim().slice(0, 200) || 'no message');
+    const said = error?.message || text.trim().slice(0, 200) || 'no message';
     const hint =
       status === 401
         ? ` (check the token given with --token or PORTICO_TOKEN)`

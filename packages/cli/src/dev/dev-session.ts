@@ -11,6 +11,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
+import { PorticoError } from '@portico/client';
 import { formatProblem, INTERNAL_SCOPES, loadManifest, MANIFEST_FILE, type Manifest } from '@portico/manifest';
 import { createSignInCode, type RunningPlatform, startPlatform } from '@portico/platform';
 import { pino } from 'pino';
@@ -22,7 +23,7 @@ import { DevBundler } from './dev-bundler.js';
 import { banner, devServerOf, followed, type Installed, movedLines } from './dev-installed.js';
 import { type DevInstallations, DevWorldError, ensureInstallations, seedDevWorld } from './dev-world.js';
 import { clock, DispatchStream } from './dispatch-stream.js';
-import { ApiFailure, PlatformClient } from './platform-client.js';
+import { PlatformClient } from './platform-client.js';
 import { devSecrets } from './secrets.js';
 import { SourceWatcher } from './source-watcher.js';
 import { SourceMaps } from './stack-traces.js';
@@ -262,7 +263,7 @@ export class DevSession {
     } catch (error) {
       if (this.stopping) return { ok: false };
       const errors =
-        error instanceof ApiFailure
+        error instanceof PorticoError
           ? ((error.body as { error?: { errors?: { line: number; column: number; message: string }[] } })?.error
               ?.errors ?? [])
           : [];

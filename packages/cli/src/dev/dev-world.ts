@@ -7,8 +7,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PorticoError } from '@portico/client';
 import { type DevTarget, installsInto, type PlaceKind } from '../dev-target.js';
-import { ApiFailure, type PlatformClient } from './platform-client.js';
+import type { PlatformClient } from './platform-client.js';
 
 export const DEV_SPACE = 'dev-space';
 export const DEV_SITE = 'dev-site';
@@ -50,7 +51,7 @@ export async function seedDevWorld(
   try {
     await admin.create(admin.portico.POST('/v1/orgs', { body: { id: organization, title: organization } }));
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 400) {
+    if (error instanceof PorticoError && error.status === 400) {
       throw new DevWorldError(
         `the manifest's organization "${organization}" cannot be used as an organization id here (${error.message}); use letters, digits, \`_\`, \`-\` or \`.\``,
       );
