@@ -5,13 +5,11 @@
  * it carry that grant, and nothing shows as requested.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SecretBox } from '../access/secret-box.js';
 import { hashToken } from '../access/tokens.js';
 import { startPlatform } from '../server.js';
 import { client } from '../test-support/api.js';
-import { backends, SECRET_KEY } from '../test-support/backends.js';
-import { openDatabase } from './database.js';
-import { loadMigrations, migrate } from './migrate.js';
+import { backends } from '../test-support/backends.js';
+import { databaseAtSchema } from '../test-support/older-database.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -29,27 +27,7 @@ const manifest = (version: number, scopes: string[]) => ({
 
 describe.each(backends)('upgrading a schema-21 database to granted scopes on $name', (backend) => {
   it('grants each installation what the version it runs asks for, and its tokens carry it', async () => {
-    const { config, cleanup } = await backend.fresh();
-    cleanups.push(cleanup);
-    const old = openDatabase({ url: config.databaseUrl, sqliteFile: `${config.dataDir}/portico.db` });
-    await migrate(
-      old,
-      loadMigrations(old.dialect).filter((m) => m.id <= 21),
-    );
-    const box = new SecretBox(Buffer.from(SECRET_KEY, 'base64'));
-    const db = old.db;
-    await db
-      .insertInto('organizations')
-      .values({ id: 'portico', title: 'Portico', subdomain: null, created_at: 1 })
-      .execute();
-    await db
-      .insertInto('organizations')
-      .values({ id: 'acme', title: 'Acme', subdomain: null, created_at: 1 })
-      .execute();
-    await db
-      .insertInto('spaces')
-      .values({ id: 'docs', organization_id: 'acme', title: 'Docs', created_at: 1 })
-      .execute();
+    const { config, old, db, box } = await databaseAtSchema(backend, 21, cleanups);
     await db
       .insertInto('integrations')
       .values({

@@ -8,15 +8,13 @@
  */
 import { parseManifest } from '@portico/manifest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SecretBox } from '../access/secret-box.js';
 import { hashToken } from '../access/tokens.js';
 import { BUILTINS } from '../builtins.js';
 import { startPlatform } from '../server.js';
 import { client } from '../test-support/api.js';
-import { backends, SECRET_KEY } from '../test-support/backends.js';
+import { backends } from '../test-support/backends.js';
+import { databaseAtSchema } from '../test-support/older-database.js';
 import { ScriptedReceiver, until } from '../test-support/webhook-world.js';
-import { openDatabase } from './database.js';
-import { loadMigrations, migrate } from './migrate.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -31,32 +29,12 @@ describe.each(backends)('upgrading a schema-20 database to subscriptions on $nam
     const wrong = receiver.script('/wrong', [500]);
     const fixed = receiver.script('/fixed', [200]);
 
-    const { config, cleanup } = await backend.fresh();
-    cleanups.push(cleanup);
-    const old = openDatabase({ url: config.databaseUrl, sqliteFile: `${config.dataDir}/portico.db` });
-    await migrate(
-      old,
-      loadMigrations(old.dialect).filter((m) => m.id <= 20),
-    );
-    const box = new SecretBox(Buffer.from(SECRET_KEY, 'base64'));
+    const { config, old, db, box } = await databaseAtSchema(backend, 20, cleanups);
     const { manifest } = BUILTINS[0] as (typeof BUILTINS)[number];
     const parsed = parseManifest(manifest, { internalPublisher: true });
     if (!parsed.ok) throw new Error('the built-in manifest does not parse');
-    const db = old.db;
     // (Recent enough for the retention job to keep.)
     const now = Date.now();
-    await db
-      .insertInto('organizations')
-      .values({ id: 'portico', title: 'Portico', subdomain: null, created_at: 1 })
-      .execute();
-    await db
-      .insertInto('organizations')
-      .values({ id: 'acme', title: 'Acme', subdomain: null, created_at: 1 })
-      .execute();
-    await db
-      .insertInto('spaces')
-      .values({ id: 'docs', organization_id: 'acme', title: 'Docs', created_at: 1 })
-      .execute();
     await db
       .insertInto('integrations')
       .values({
