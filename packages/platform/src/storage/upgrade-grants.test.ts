@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken } from '../access/tokens.js';
 import { startPlatform } from '../server.js';
 import { client } from '../test-support/api.js';
-import { backends } from '../test-support/backends.js';
+import { backends, SECRET_KEY } from '../test-support/backends.js';
 import { databaseAtSchema } from '../test-support/older-database.js';
 
 const cleanups: (() => Promise<void>)[] = [];

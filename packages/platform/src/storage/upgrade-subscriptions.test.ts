@@ -12,7 +12,7 @@ import { hashToken } from '../access/tokens.js';
 import { BUILTINS } from '../builtins.js';
 import { startPlatform } from '../server.js';
 import { client } from '../test-support/api.js';
-import { backends } from '../test-support/backends.js';
+import { backends, SECRET_KEY } from '../test-support/backends.js';
 import { databaseAtSchema } from '../test-support/older-database.js';
 import { ScriptedReceiver, until } from '../test-support/webhook-world.js';
 
