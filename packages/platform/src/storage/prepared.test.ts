@@ -42,6 +42,30 @@ describe.each(backends)('prepared queries on $name', (backend) => {
     );
     await expect(query.all(database.db, 'id')).rejects.toThrow(/argument 0 is not used as a value/);
   });
+
+  it('reads the last commit while a transaction is open, without waiting for it, and its writes once committed', async () => {
+    const title = prepared((db, id: string) => db.selectFrom('organizations').select('title').where('id', '=', id));
+    // Read before, so the statement is prepared where the reads run between transactions too.
+    expect(await title.first(database.db, 'globex')).toEqual({ title: 'Globex' });
+    let inside: unknown;
+    await database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('organizations').set({ title: 'Globex (renamed)' }).where('id', '=', 'globex').execute();
+      inside = await title.first(database.db, 'globex');
+    });
+    expect(inside).toEqual({ title: 'Globex' });
+    expect(await title.first(database.db, 'globex')).toEqual({ title: 'Globex (renamed)' });
+    await database.db.updateTable('organizations').set({ title: 'Globex' }).where('id', '=', 'globex').execute();
+  });
+
+  it.runIf(backend.name === 'sqlite')('refuses a prepared query that writes, saying so', async () => {
+    const rename = prepared((db, id: string) =>
+      db.updateTable('organizations').set({ title: 'Renamed' }).where('id', '=', id).returning('id'),
+    );
+    await expect(rename.all(database.db, 'acme')).rejects.toThrow(/a prepared query must only read/);
+    expect(await database.db.selectFrom('organizations').select('title').where('id', '=', 'acme').execute()).toEqual([
+      { title: 'Acme' },
+    ]);
+  });
 });
 
 describe.each(backends)('prepared inserts on $name', (backend) => {
