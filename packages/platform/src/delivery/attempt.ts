@@ -114,7 +114,8 @@ export async function attemptDelivery(
   }
   const finished = settings.now();
   // Unless the endpoint's health is written too, the result is one statement on PostgreSQL: it
-  // then runs on its own, without a transaction (group-commit.ts).
+  // then runs without a transaction (group-commit.ts), in one statement with the results of the
+  // attempts that end together (delivery-queue.ts, `writeAttempt`).
   const standalone = !writesHealth(row.endpoint_id, outcome === 'delivered', finished);
   const written = await ctx.write(
     async (trx) => {

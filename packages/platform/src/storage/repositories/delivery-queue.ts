@@ -4,7 +4,8 @@
  * back, and when the next retry is due. Every write of a claimed row checks the lease it was
  * claimed with, so a node that lost a row (its lease ran out, another node took it) changes nothing.
  */
-import { type Insertable, type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { CombinedWrites } from '../combined-writes.js';
 import { insertThenUpdate } from '../insert-then-update.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
@@ -155,18 +156,29 @@ export async function freeAllClaims(db: Kysely<Database>): Promise<void> {
   await db.updateTable('deliveries').set({ claimed_until: null }).where('status', '=', 'pending').execute();
 }
 
+/** The attempt's line, without its delivery's id. */
+export type AttemptLine = Omit<Insertable<Database['delivery_attempts']>, 'delivery_id'>;
+/** A delivery's state after an attempt: every column an attempt sets. */
+export type AttemptState = Pick<
+  DeliveryRow,
+  'attempts' | 'status' | 'next_attempt_at' | 'claimed_until' | 'last_error' | 'updated_at'
+>;
+
 /**
- * Writes an attempt's row and the delivery's new state in one write (one statement on PostgreSQL,
- * two on SQLite), only while the delivery's lease is still this node's: answers the deliveries
- * updated (0: the lease was lost).
+ * Writes an attempt's row and the delivery's new state in one write, only while the delivery's
+ * lease is still this node's: answers the deliveries updated (0: the lease was lost). In a
+ * transaction: one statement on PostgreSQL, two on SQLite. On PostgreSQL outside a transaction
+ * (group-commit.ts, `standalone`), the results of attempts that end together are written together,
+ * in one statement (combined-writes.ts).
  */
 export function writeAttempt(
   trx: Transaction<Database>,
   dialect: Dialect,
   row: Pick<DeliveryRow, 'id' | 'claimed_until'>,
-  attempt: Omit<Insertable<Database['delivery_attempts']>, 'delivery_id'>,
-  state: Updateable<Database['deliveries']>,
+  attempt: AttemptLine,
+  state: AttemptState,
 ): Promise<number> {
+  if (dialect === 'postgres' && !trx.isTransaction) return attemptsTogether(trx).run({ row, attempt, state });
   return insertThenUpdate(
     trx,
     dialect,
@@ -174,3 +186,64 @@ export function writeAttempt(
     { table: 'deliveries', set: state, where: { id: row.id, claimed_until: row.claimed_until } },
   );
 }
+
+type AttemptResult = { row: Pick<DeliveryRow, 'id' | 'claimed_until'>; attempt: AttemptLine; state: AttemptState };
+
+const combined = new WeakMap<Kysely<Database>, CombinedWrites<AttemptResult, number>>();
+
+/** The combined attempt results of one PostgreSQL database. */
+function attemptsTogether(db: Kysely<Database>): CombinedWrites<AttemptResult, number> {
+  let writes = combined.get(db);
+  if (writes === undefined) {
+    writes = new CombinedWrites((results) => writeAttempts(db, results));
+    combined.set(db, writes);
+  }
+  return writes;
+}
+
+/**
+ * PostgreSQL: the results of several attempts in one statement, from one array per column. Each
+ * delivery is updated where its lease is still the one given, and only the attempts of those
+ * updated get their line, as `writeAttempt` does for one. Answers 1 or 0 per result, in order.
+ */
+async function writeAttempts(db: Kysely<Database>, results: AttemptResult[]): Promise<number[]> {
+  const column = <T>(of: (result: AttemptResult) => T) => results.map(of);
+  const { rows } = await db.executeQuery<{ id: string }>(
+    CompiledQuery.raw(WRITE_ATTEMPTS, [
+      column((r) => r.row.id),
+      column((r) => r.row.claimed_until),
+      column((r) => r.state.attempts),
+      column((r) => r.state.status),
+      column((r) => r.state.next_attempt_at),
+      column((r) => r.state.claimed_until),
+      column((r) => r.state.last_error),
+      column((r) => r.state.updated_at),
+      column((r) => r.attempt.number),
+      column((r) => r.attempt.at),
+      column((r) => r.attempt.status ?? null),
+      column((r) => r.attempt.duration_ms),
+      column((r) => r.attempt.error ?? null),
+      column((r) => r.attempt.response_excerpt ?? null),
+    ]),
+  );
+  const updated = new Set(rows.map((row) => row.id));
+  return results.map((r) => (updated.has(r.row.id) ? 1 : 0));
+}
+
+const WRITE_ATTEMPTS = `with r as (
+    select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],
+      $7::text[], $8::bigint[], $9::bigint[], $10::bigint[], $11::integer[], $12::bigint[], $13::text[], $14::text[])
+    as r (id, lease, attempts, status, next_attempt_at, claimed_until, last_error, updated_at,
+      number, at, answer, duration_ms, error, response_excerpt)),
+  updated as (
+    update deliveries as d
+       set attempts = r.attempts, status = r.status, next_attempt_at = r.next_attempt_at,
+           claimed_until = r.claimed_until, last_error = r.last_error, updated_at = r.updated_at
+      from r
+     where d.id = r.id and d.claimed_until = r.lease
+    returning d.id),
+  logged as (
+    insert into delivery_attempts (delivery_id, number, at, status, duration_ms, error, response_excerpt)
+    select r.id, r.number, r.at, r.answer, r.duration_ms, r.error, r.response_excerpt
+      from r join updated on updated.id = r.id)
+select id from updated`;
