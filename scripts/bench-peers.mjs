@@ -62,10 +62,15 @@ function versionOf(name) {
 
 const serverScript = new URL('./bench-peer-server.mjs', import.meta.url).pathname;
 
-/** Starts a peer server with `env` (and PATH) only; answers `{ child, url }` once it listens. */
+/**
+ * Starts a peer server with `env` (and PATH) only; answers `{ child, url }` once it listens. Node
+ * flags for it (`--cpu-prof --cpu-prof-dir=DIR`, to profile the floor beside Portico) come from
+ * PORTICO_BENCH_PEER_NODE_FLAGS.
+ */
 function startPeer(env) {
+  const flags = (process.env.PORTICO_BENCH_PEER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [serverScript], {
+    const child = spawn(process.execPath, [...flags, serverScript], {
       env: { PATH: process.env.PATH, ...env },
       // Its standard input stays open while this process lives: the peer ends when it closes.
       stdio: ['pipe', 'pipe', 'pipe'],
