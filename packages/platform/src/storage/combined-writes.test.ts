@@ -6,12 +6,15 @@ import { CombinedWrites } from './combined-writes.js';
 function doubling() {
   const statements: number[][] = [];
   let release: (() => void) | undefined;
-  const writes = new CombinedWrites<number, number>(async (inputs) => {
-    statements.push(inputs);
-    if (release === undefined && inputs.includes(100)) await new Promise<void>((resolve) => (release = resolve));
-    if (inputs.some((n) => n < 0)) throw new Error(`negative: ${inputs.filter((n) => n < 0).join(', ')}`);
-    return inputs.map((n) => n * 2);
-  }, 3);
+  const writes = new CombinedWrites<number, number>(
+    async (inputs) => {
+      statements.push(inputs);
+      if (release === undefined && inputs.includes(100)) await new Promise<void>((resolve) => (release = resolve));
+      if (inputs.some((n) => n < 0)) throw new Error(`negative: ${inputs.filter((n) => n < 0).join(', ')}`);
+      return inputs.map((n) => n * 2);
+    },
+    { most: 3 },
+  );
   return { writes, statements, release: () => release?.() };
 }
 
@@ -35,6 +38,32 @@ describe('combined writes', () => {
     expect(await Promise.all(later)).toEqual([2, 4, 6, 8]);
     expect(statements).toEqual([[100], [1, 2, 3], [4]]);
     expect({ statements: writes.statements, writes: writes.writes }).toEqual({ statements: 3, writes: 5 });
+  });
+
+  it('runs up to `parallel` statements at once; what waits behind them goes together after the first to end', async () => {
+    const statements: number[][] = [];
+    const ends: (() => void)[] = [];
+    const writes = new CombinedWrites<number, number>(
+      async (inputs) => {
+        statements.push(inputs);
+        await new Promise<void>((resolve) => ends.push(resolve));
+        return inputs;
+      },
+      { parallel: 2 },
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const answers = [writes.run(1)];
+    await turn();
+    answers.push(writes.run(2));
+    await turn();
+    answers.push(writes.run(3), writes.run(4));
+    await turn();
+    expect(statements).toEqual([[1], [2]]);
+    ends[0]?.();
+    await turn();
+    expect(statements).toEqual([[1], [2], [3, 4]]);
+    for (const end of ends.slice(1)) end();
+    expect(await Promise.all(answers)).toEqual([1, 2, 3, 4]);
   });
 
   it('runs each write of a failed statement again alone: only the faulty one fails, with its own error', async () => {

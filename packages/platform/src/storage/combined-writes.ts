@@ -3,9 +3,10 @@
  * outside a transaction is a round trip and a commit of its own, and a delivery's result (its
  * attempt's line and its new state) was one per delivered event (decision 058). A write waits for
  * the end of the turn of the event loop it was asked in, then goes with every write of its kind
- * asked meanwhile; while a statement runs, the next writes wait for it and go together after it.
- * Alone, a write goes at once (after that turn). Each write resolves with its own answer once its
- * statement has committed.
+ * asked meanwhile, in a statement of its own while fewer than `parallel` run; otherwise it waits
+ * for one of them to end, and goes with every write that waited meanwhile. So at a low rate each
+ * write goes at once (after that turn), and under load statements take more writes each. Each
+ * write resolves with its own answer once its statement has committed.
  *
  * Should a statement of several writes fail for another reason than the database being
  * unreachable (which every write would meet alone too), each of them runs again alone, so that
@@ -21,7 +22,8 @@ interface Waiting<I, O> {
 
 export class CombinedWrites<I, O> {
   private queue: Waiting<I, O>[] = [];
-  private running = false;
+  private running = 0;
+  private looking = false;
   /** Statements run so far, and writes they took (tests and benchmarks). */
   statements = 0;
   writes = 0;
@@ -29,26 +31,43 @@ export class CombinedWrites<I, O> {
   constructor(
     /** One statement for all of `inputs`: answers one output per input, in their order. */
     private readonly runMany: (inputs: I[]) => Promise<O[]>,
-    /** Most writes one statement takes. */
-    private readonly most = 500,
-  ) {}
+    options: {
+      /** Most writes one statement takes. */
+      most?: number;
+      /** Statements running at once at most. */
+      parallel?: number;
+    } = {},
+  ) {
+    this.most = options.most ?? 500;
+    this.parallel = options.parallel ?? 1;
+  }
+
+  private readonly most: number;
+  private readonly parallel: number;
 
   run(input: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ input, resolve, reject });
-      if (!this.running) {
-        this.running = true;
-        setImmediate(() => void this.flush());
+      if (!this.looking) {
+        this.looking = true;
+        setImmediate(() => {
+          this.looking = false;
+          this.start();
+        });
       }
     });
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
+  /** Starts statements for what waits, while fewer than `parallel` run. */
+  private start(): void {
+    while (this.queue.length > 0 && this.running < this.parallel) {
       const batch = this.queue.splice(0, this.most);
-      await this.settle(batch);
+      this.running++;
+      void this.settle(batch).finally(() => {
+        this.running--;
+        this.start();
+      });
     }
-    this.running = false;
   }
 
   private async settle(batch: Waiting<I, O>[]): Promise<void> {

@@ -179,6 +179,14 @@ export function writeAttempt(
   state: AttemptState,
 ): Promise<number> {
   if (dialect === 'postgres' && !trx.isTransaction) return attemptsTogether(trx).run({ row, attempt, state });
+  return writeOneAttempt(trx, dialect, { row, attempt, state });
+}
+
+function writeOneAttempt(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  { row, attempt, state }: AttemptResult,
+): Promise<number> {
   return insertThenUpdate(
     trx,
     dialect,
@@ -195,7 +203,8 @@ const combined = new WeakMap<Kysely<Database>, CombinedWrites<AttemptResult, num
 function attemptsTogether(db: Kysely<Database>): CombinedWrites<AttemptResult, number> {
   let writes = combined.get(db);
   if (writes === undefined) {
-    writes = new CombinedWrites((results) => writeAttempts(db, results));
+    // As many statements at once as the group commit runs transactions (group-commit.ts).
+    writes = new CombinedWrites((results) => writeAttempts(db, results), { parallel: 4 });
     combined.set(db, writes);
   }
   return writes;
@@ -207,6 +216,10 @@ function attemptsTogether(db: Kysely<Database>): CombinedWrites<AttemptResult, n
  * updated get their line, as `writeAttempt` does for one. Answers 1 or 0 per result, in order.
  */
 async function writeAttempts(db: Kysely<Database>, results: AttemptResult[]): Promise<number[]> {
+  // One alone goes as before: a statement of arrays costs PostgreSQL more for a single row.
+  // (Outside a transaction, as group-commit.ts runs a standalone write.)
+  if (results.length === 1)
+    return [await writeOneAttempt(db as Transaction<Database>, 'postgres', results[0] as AttemptResult)];
   const column = <T>(of: (result: AttemptResult) => T) => results.map(of);
   const { rows } = await db.executeQuery<{ id: string }>(
     CompiledQuery.raw(WRITE_ATTEMPTS, [
