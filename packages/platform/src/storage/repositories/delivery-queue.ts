@@ -7,6 +7,7 @@
 import { CompiledQuery, type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { CombinedWrites } from '../combined-writes.js';
 import { insertThenUpdate } from '../insert-then-update.js';
+import { PLANNED_EACH_RUN } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { idsByLease } from './leases.js';
 
@@ -243,7 +244,12 @@ async function writeAttempts(db: Kysely<Database>, results: AttemptResult[]): Pr
   return results.map((r) => (updated.has(r.row.id) ? 1 : 0));
 }
 
-const WRITE_ATTEMPTS = `with r as (
+/**
+ * Planned at each run, as outbox.ts's settle is (decision 040): prepared by name, PostgreSQL may
+ * keep one plan made for arrays of unknown length while the table was new and small, a scan of the
+ * whole table kept as it grows.
+ */
+const WRITE_ATTEMPTS = `${PLANNED_EACH_RUN}with r as (
     select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],
       $7::text[], $8::bigint[], $9::bigint[], $10::bigint[], $11::integer[], $12::bigint[], $13::text[], $14::text[])
     as r (id, lease, attempts, status, next_attempt_at, claimed_until, last_error, updated_at,
