@@ -16,9 +16,10 @@
 
 import { type IntegrationRegistry, REQUIRED_SCOPE } from '../dispatch/integration-registry.js';
 import { grantOf } from '../installations/granted-scopes.js';
+import { keptRead, type Timed } from '../storage/kept-reads.js';
 import type { NewOutboxRow } from '../storage/repositories/outbox.js';
 import { SKIPPED_PAUSED } from '../storage/repositories/outbox.js';
-import { receiversIn } from '../storage/repositories/receivers.js';
+import { RECEIVER_TABLES, receiversIn } from '../storage/repositories/receivers.js';
 import type { RoutableEvent, ServiceContext } from '../types.js';
 import { deliveryFor, type FannedOut, type Subscription } from './fan-out.js';
 
@@ -38,9 +39,13 @@ interface Receiver {
   subscriptions: Subscription[];
 }
 
-/** The read's rows (one per installation, subscription and secret) as one receiver per installation. */
-function receiversOf(rows: ReceiverRow[]): Receiver[] {
+/**
+ * The read's rows (one per installation, subscription and secret) as one receiver per
+ * installation, until the first of their secrets expires.
+ */
+function receiversOf(rows: ReceiverRow[]): Timed<Receiver[]> {
   const receivers: Receiver[] = [];
+  let until = Number.POSITIVE_INFINITY;
   let receiver: Receiver | undefined;
   let subscription: Subscription | undefined;
   for (const row of rows) {
@@ -73,9 +78,22 @@ function receiversOf(rows: ReceiverRow[]): Receiver[] {
       receiver.subscriptions.push(subscription);
     }
     if (row.secret !== null) subscription.sealedSecrets.push(row.secret);
+    if (row.secret_expires_at !== null) until = Math.min(until, Number(row.secret_expires_at));
   }
-  return receivers;
+  return { value: receivers, until };
 }
+
+/**
+ * The receivers in a place, read again only once what they come from has changed (SQLite: every
+ * write of this node is seen, storage/kept-reads.ts; PostgreSQL reads each time, as other nodes
+ * write): a routing read was about a tenth of a webhook event's work (decision 059). The objects
+ * are shared by every event routed meanwhile: nothing changes them.
+ */
+const keptReceivers = keptRead<Receiver[]>(RECEIVER_TABLES);
+const receiversInPlace = (ctx: ServiceContext, kind: 'space' | 'site', placeId: string, now: number) =>
+  keptReceivers(ctx.db, `${kind}:${placeId}`, now, async () =>
+    receiversOf(await receiversIn.all(ctx.db, kind, placeId, now)),
+  );
 
 /**
  * The rows each event is owed (one per installation that receives it), in the events' order, the
@@ -102,7 +120,7 @@ export async function owedRows(
     const placeId = String(kind === 'site' ? payload.siteId : payload.spaceId);
     let installed = places.get(`${kind}:${placeId}`);
     if (installed === undefined) {
-      installed = receiversIn.all(ctx.db, kind, placeId, now).then(receiversOf);
+      installed = receiversInPlace(ctx, kind, placeId, now);
       places.set(`${kind}:${placeId}`, installed);
     }
     const rows: NewOutboxRow[] = [];

@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { ACQUIRE_TIMEOUT_MS, DatabaseTimeout } from './database-faults.js';
 import { DURABLE_AT_COMMIT, type Durability, WalSync } from './durability.js';
+import { EVERY_TABLE, keepReads, namesWritten } from './kept-reads.js';
 import { PLANNED_EACH_RUN, readThrough } from './prepared.js';
 import type { Database } from './schema.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
@@ -121,18 +122,23 @@ function openSqlite(
   };
   // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
   // statements are kept, keyed by their SQL (the queries are few and fixed). Every statement
-  // passes here, so this is also where writes are counted (for durability.ts).
-  const statements = new Map<string, { statement: SQLite.Statement; writes: boolean }>();
+  // passes here, just before it runs, so this is also where writes are counted: for durability.ts,
+  // and per name they hold, for the reads kept until their tables change (kept-reads.ts).
+  const statements = new Map<string, { statement: SQLite.Statement; writes: string[] | undefined }>();
+  const written = new Map<string, number>();
   const cached = {
     prepare(text: string) {
       let cache = statements.get(text);
       if (cache === undefined) {
         if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
         const statement = sqlite.prepare(text);
-        cache = { statement, writes: !statement.readonly };
+        cache = { statement, writes: statement.readonly ? undefined : namesWritten(text) };
         statements.set(text, cache);
       }
-      if (cache.writes) durability.wrote();
+      if (cache.writes !== undefined) {
+        durability.wrote();
+        for (const name of cache.writes) written.set(name, (written.get(name) ?? 0) + 1);
+      }
       return cache.statement;
     },
     close: () => sqlite.close(),
@@ -167,6 +173,16 @@ function openSqlite(
   readThrough(db, (text, parameters) =>
     sqlite.inTransaction ? readBeside(text, parameters) : readHere(text, parameters),
   );
+  // (Migrations write through the connection itself, before anything reads.)
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  keepReads(db, {
+    version(tables) {
+      let count = written.get(EVERY_TABLE) ?? 0;
+      for (const table of tables) count += written.get(table) ?? 0;
+      return `${dataVersion.get() as number} ${count}`;
+    },
+    readsEverything: () => !sqlite.inTransaction,
+  });
   return {
     db,
     dialect: 'sqlite',

@@ -12,8 +12,12 @@ import { prepared } from '../prepared.js';
  * rest; null for an installation without one) and, for each, its valid signing secrets (sealed,
  * newest first): one row per installation, subscription and secret. So fanning an event out to its
  * subscriptions (events/fan-out.ts) reads nothing more, and the first attempt of each delivery
- * signs with the secrets read here.
+ * signs with the secrets read here (each with its expiry: what routing keeps of this read holds
+ * until the first of them, events/routing.ts).
  */
+/** The tables `receiversIn` reads: what it answered holds until one of them is written (kept-reads.ts). */
+export const RECEIVER_TABLES = ['installations', 'integrations', 'endpoints', 'signing_secrets', 'outbox'] as const;
+
 export const receiversIn = prepared((db, kind: string, placeId: string, now: number) =>
   db
     .selectFrom('installations as i')
@@ -56,6 +60,7 @@ export const receiversIn = prepared((db, kind: string, placeId: string, now: num
       'e.disabled_reason',
       'e.disabled_at',
       's.secret',
+      's.expires_at as secret_expires_at',
     ])
     .where('i.target_type', '=', kind as 'space' | 'site')
     .where('i.target_id', '=', placeId)
