@@ -4,12 +4,6 @@ const encoder = new TextEncoder();
 
 export type RawBody = string | Uint8Array | ArrayBuffer;
 
-/** The exact bytes of a body: strings are UTF-8 encoded, bytes are used as they are. */
-export function toBytes(body: RawBody): Uint8Array {
-  if (typeof body === 'string') return encoder.encode(body);
-  return body instanceof Uint8Array ? body : new Uint8Array(body);
-}
-
 export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
@@ -20,11 +14,19 @@ export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   return out;
 }
 
+/** Each byte's two hex digits. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   let hex = '';
-  for (const byte of view) hex += byte.toString(16).padStart(2, '0');
+  for (const byte of view) hex += HEX[byte];
   return hex;
+}
+
+/** A body as the HMAC takes it: a string as it is (hashed as its UTF-8 bytes), bytes as a view. */
+export function asPart(body: RawBody): string | Uint8Array {
+  return typeof body === 'string' || body instanceof Uint8Array ? body : new Uint8Array(body);
 }
 
 /** The bytes of a hex string, or undefined when it is not hex of even length. */

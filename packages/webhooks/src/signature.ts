@@ -5,7 +5,7 @@
  */
 // `#hmac` is node:crypto in Node and WebCrypto elsewhere (package.json "imports").
 import { hmacSha256, hmacSha256Matches } from '#hmac';
-import { concat, encoder, fromHex, type RawBody, toBytes, toHex } from './bytes.js';
+import { asPart, fromHex, type RawBody, toHex } from './bytes.js';
 
 export const SIGNATURE_HEADER = 'X-Platform-Signature';
 export const SIGNATURE_SCHEME = 'v1';
@@ -24,8 +24,9 @@ export interface ParsedSignature {
   signatures: Uint8Array<ArrayBuffer>[];
 }
 
-function signedPayload(timestamp: number, body: RawBody): Uint8Array<ArrayBuffer> {
-  return concat(encoder.encode(`${timestamp}.`), toBytes(body));
+/** `<t>.<raw body>`, as the parts the HMAC hashes one after the other. */
+function signedPayload(timestamp: number, body: RawBody): (string | Uint8Array)[] {
+  return [`${timestamp}.`, asPart(body)];
 }
 
 /**

@@ -6,7 +6,7 @@
  * `X-Platform-Signature` instead; decision 032).
  */
 import { hmacSha256, hmacSha256Matches } from '#hmac';
-import { concat, encoder, fromBase64, type RawBody, toBase64, toBytes } from './bytes.js';
+import { asPart, fromBase64, type RawBody, toBase64 } from './bytes.js';
 import { DEFAULT_TOLERANCE_SECONDS, type VerifyOptions } from './signature.js';
 
 export const WEBHOOK_ID_HEADER = 'webhook-id';
@@ -25,8 +25,21 @@ export function standardSecretKey(secret: string): Uint8Array<ArrayBuffer> | und
   return key === undefined || key.length === 0 ? undefined : key;
 }
 
-function signedContent(id: string, timestamp: number, body: RawBody): Uint8Array<ArrayBuffer> {
-  return concat(encoder.encode(`${id}.${timestamp}.`), toBytes(body));
+/** The key of each secret most recently used, decoded once (every attempt signs with it). */
+const keys = new Map<string, Uint8Array<ArrayBuffer> | undefined>();
+const MAX_KEPT_KEYS = 256;
+
+function keyOf(secret: string): Uint8Array<ArrayBuffer> | undefined {
+  if (keys.has(secret)) return keys.get(secret);
+  const key = standardSecretKey(secret);
+  if (keys.size >= MAX_KEPT_KEYS) keys.delete(keys.keys().next().value as string);
+  keys.set(secret, key);
+  return key;
+}
+
+/** `<id>.<timestamp>.<raw body>`, as the parts the HMAC hashes one after the other. */
+function signedContent(id: string, timestamp: number, body: RawBody): (string | Uint8Array)[] {
+  return [`${id}.${timestamp}.`, asPart(body)];
 }
 
 /** A message id: 1 to 256 printable characters, no whitespace. */
@@ -53,7 +66,7 @@ export async function signStandard(
   const content = signedContent(message.id, message.timestamp, message.body);
   const entries: string[] = [];
   for (const s of secrets) {
-    const key = standardSecretKey(s);
+    const key = typeof s === 'string' ? keyOf(s) : undefined;
     if (key === undefined)
       throw new TypeError('signStandard: a secret must be base64 key bytes, optionally after "whsec_"');
     const entry = `v1,${toBase64(await hmacSha256(key, content))}`;
@@ -103,7 +116,7 @@ export async function verifyStandard(
     if (signatures.length === 0) return false;
     const content = signedContent(id, t, rawBody);
     for (const s of typeof secret === 'string' ? [secret] : secret) {
-      const key = standardSecretKey(s);
+      const key = typeof s === 'string' ? keyOf(s) : undefined;
       if (key === undefined) continue;
       for (const mac of signatures) if (await hmacSha256Matches(key, content, mac)) return true;
     }
