@@ -86,7 +86,7 @@ function receiversOf(rows: ReceiverRow[]): Timed<Receiver[]> {
 /**
  * The receivers in a place, read again only once what they come from has changed (SQLite: every
  * write of this node is seen, storage/kept-reads.ts; PostgreSQL reads each time, as other nodes
- * write): a routing read was about a tenth of a webhook event's work (decision 059). The objects
+ * write): the routing read was about 8 % of a webhook event's work there (decision 059). The objects
  * are shared by every event routed meanwhile: nothing changes them.
  */
 const keptReceivers = keptRead<Receiver[]>(RECEIVER_TABLES);
