@@ -166,10 +166,12 @@ describe.each(backends)('console output in the dispatch log on $name', (backend)
       );
       expectOwnLines(printed, EVENTS);
 
-      // The neighbours were stopped, and said why.
+      // The neighbours were stopped, and said why. (Under load their other events may be answered
+      // only after that: those in flight in a worker when it is stopped go out again. So wait for both.)
       let seen = '';
+      const answered = (dispatches: Dispatch[]) => dispatches.some((d) => d.status === 204);
       const stopped = await until(
-        'a bomb stopped for memory and a sleeper stopped at the limit',
+        'a bomb stopped for memory and a sleeper stopped at the limit, each with events answered',
         async () => {
           const bomb = await space.dispatches('bomb');
           const sleeper = await space.dispatches('sleeper');
@@ -179,7 +181,9 @@ describe.each(backends)('console output in the dispatch log on $name', (backend)
             bomb: [bomb.length, ...new Set(bomb.map((d) => d.error ?? d.status))],
             sleeper: [sleeper.length, ...new Set(sleeper.map((d) => d.error ?? d.status))],
           });
-          return memory.length > 0 && timedOut.length > 0 ? { bomb, sleeper } : undefined;
+          return memory.length > 0 && timedOut.length > 0 && answered(bomb) && answered(sleeper)
+            ? { bomb, sleeper }
+            : undefined;
         },
         90_000,
       ).catch((error: Error) => {
