@@ -84,9 +84,11 @@ async function postEvent(node: ServeProcess, event: Record<string, unknown>): Pr
 
 /**
  * The local ports of a process's TCP sockets (Linux /proc: its socket inodes, found in
- * /proc/net/tcp{,6}); empty where there is no /proc.
+ * /proc/net/tcp{,6}), only those connected to `remotePort` when it is given; empty where there is
+ * no /proc. Linux gives two processes the same local port when they connect to different places,
+ * so a port tells which node sent a request only among sockets to the receiver.
  */
-function tcpPortsOf(pid: number): Set<number> {
+function tcpPortsOf(pid: number, remotePort?: number): Set<number> {
   const inodes = new Set<string>();
   try {
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -111,9 +113,10 @@ function tcpPortsOf(pid: number): Set<number> {
     }
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
-      const local = fields[1];
-      const inode = fields[9];
-      if (local === undefined || inode === undefined || !inodes.has(inode)) continue;
+      const [local, remote, inode] = [fields[1], fields[2], fields[9]];
+      if (local === undefined || remote === undefined || inode === undefined || !inodes.has(inode)) continue;
+      if (remotePort !== undefined && Number.parseInt(remote.slice(remote.lastIndexOf(':') + 1), 16) !== remotePort)
+        continue;
       ports.add(Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16));
     }
   }
@@ -294,7 +297,7 @@ describe.skipIf(!postgresUrl)('two nodes on one PostgreSQL database, one killed 
       'an attempt of the doomed node waiting at the receiver',
       () => {
         if (!canAttribute) return [];
-        const ports = tcpPortsOf(doomed.child.pid as number);
+        const ports = tcpPortsOf(doomed.child.pid as number, (receiver.address() as AddressInfo).port);
         const pending = seen.filter((s) => !s.answered && ports.has(s.port));
         return pending.length > 0 ? pending : undefined;
       },
