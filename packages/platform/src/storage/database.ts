@@ -67,6 +67,11 @@ const MAX_CACHED_STATEMENTS = 500;
 export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 /** How often, at most, a write looks at the log's size. */
 const WAL_LOOK_MS = 10;
+/**
+ * How long, at most, a read kept until its tables change (kept-reads.ts) may miss a commit made
+ * by another connection to the file; this node's own writes are seen at once.
+ */
+export const OTHER_COMMITS_LOOK_MS = 100;
 /** PostgreSQL's `feature_not_supported`, which it answers when a prepared statement's result type changed. */
 const PLAN_CHANGED = '0A000';
 
@@ -173,13 +178,23 @@ function openSqlite(
   readThrough(db, (text, parameters) =>
     sqlite.inTransaction ? readBeside(text, parameters) : readHere(text, parameters),
   );
-  // (Migrations write through the connection itself, before anything reads.)
+  // (Migrations write through the connection itself, before anything reads.) Another
+  // connection's commits (another process on the file: an operator's shell) are looked for at
+  // most every OTHER_COMMITS_LOOK_MS: `PRAGMA data_version` takes and drops the log's read lock,
+  // two system calls, and was most of what a kept read still cost per event.
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  let otherCommits = 0;
+  let lookedForCommits = Number.NEGATIVE_INFINITY;
   keepReads(db, {
     version(tables) {
+      const now = performance.now();
+      if (now - lookedForCommits >= OTHER_COMMITS_LOOK_MS) {
+        otherCommits = dataVersion.get() as number;
+        lookedForCommits = now;
+      }
       let count = written.get(EVERY_TABLE) ?? 0;
       for (const table of tables) count += written.get(table) ?? 0;
-      return `${dataVersion.get() as number} ${count}`;
+      return `${otherCommits} ${count}`;
     },
     readsEverything: () => !sqlite.inTransaction,
   });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from '../test-support/backends.js';
-import { type OpenDatabase, openDatabase } from './database.js';
+import { OTHER_COMMITS_LOOK_MS, type OpenDatabase, openDatabase } from './database.js';
 import { keptRead, namesWritten } from './kept-reads.js';
 import { migrate } from './migrate.js';
 import { prepared } from './prepared.js';
@@ -74,11 +74,13 @@ describe('reads kept until their tables change, on SQLite', () => {
     expect(reads).toBe(4);
   });
 
-  it('reads again after another connection committed a change', async () => {
+  it('reads again after another connection committed a change, once it looks again', async () => {
     expect(await read()).toEqual(['ACME']);
     const other = new SQLite(join(dir, 'portico.db'));
     other.prepare("update organizations set title = 'Acme Inc' where id = 'acme'").run();
     other.close();
+    // Seen once this node looks for other connections' commits again, within OTHER_COMMITS_LOOK_MS.
+    await new Promise((resolve) => setTimeout(resolve, OTHER_COMMITS_LOOK_MS + 10));
     expect(await read()).toEqual(['Acme Inc']);
     expect(reads).toBe(2);
   });
