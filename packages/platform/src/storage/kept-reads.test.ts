@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from '../test-support/backends.js';
-import { OTHER_COMMITS_LOOK_MS, type OpenDatabase, openDatabase } from './database.js';
+import { type OpenDatabase, OTHER_COMMITS_LOOK_MS, openDatabase } from './database.js';
 import { keptRead, namesWritten } from './kept-reads.js';
 import { migrate } from './migrate.js';
 import { prepared } from './prepared.js';
