@@ -4,7 +4,6 @@
 // receipt at a steady rate, the highest steady rate without a growing backlog, the same latency
 // while another installation's endpoint hangs, the delivery engine alone, and the server's memory.
 import { createServer as createTcpServer } from 'node:net';
-import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import {
   countersMoved,
   cpuPerEvent,
@@ -23,6 +22,7 @@ import {
   startServer,
   stopServer,
   warmUp,
+  webhookToReceiver,
 } from './bench-support.mjs';
 
 export const DELIVERY_SETTINGS = {
@@ -110,15 +110,9 @@ async function benchBackend(label, env, o) {
     };
   };
   try {
-    await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
-    await call('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
-    const org = (await call('POST', '/v1/orgs/acme/installations', { integration: 'webhook' })).id;
-    const space = (await call('POST', `/v1/installations/${org}/spaces/docs`)).id;
-    const secret = (await call('GET', `/v1/installations/${space}/signing-secret`)).secret;
-    receiver = createReceiverServer({ secret, work: (e) => received.set(e.eventId, performance.now()) });
-    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-    const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
-    await call('PATCH', `/v1/installations/${space}/configuration`, { url: hook, space_content_updated: true });
+    const world = await webhookToReceiver(call, received);
+    receiver = world.receiver;
+    const { hook, secret, space } = world;
 
     await warmUp({ call, paths: { single: '/v1/events', batch: '/v1/events/batch' }, event, untilReceived, ...o });
 

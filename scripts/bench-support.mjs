@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postWebhook } from '@portico/platform';
 import { sign } from '@portico/webhooks';
+import { createReceiverServer } from '@portico-examples/webhook-receiver';
 import pg from 'pg';
 
 // The server measured: this checkout's, or another built checkout's (PORTICO_BENCH_TREE, bench-ab.mjs).
-const bin = process.env.PORTICO_BENCH_TREE
-  ? `${process.env.PORTICO_BENCH_TREE}/packages/cli/dist/bin.js`
-  : new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
+const binOf = (tree) =>
+  tree ? `${tree}/packages/cli/dist/bin.js` : new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -75,6 +75,26 @@ export async function receivedBy(received, ids, until) {
     missing = missing.filter((id) => !received.has(id));
   }
   return missing.length === 0;
+}
+
+/**
+ * What every delivery benchmark sets up through a server's API (`call`): the organization `acme`
+ * with the space `docs`, the webhook integration installed there, and the verifying reference
+ * receiver on 127.0.0.1 as its URL for `space_content_updated`, which notes each event's arrival
+ * time in `received` (eventId → performance.now()). Answers `{ receiver, hook, secret, space }`;
+ * the caller closes the receiver.
+ */
+export async function webhookToReceiver(call, received) {
+  await call('POST', '/v1/orgs', { id: 'acme', title: 'Acme' });
+  await call('POST', '/v1/orgs/acme/spaces', { id: 'docs', title: 'Docs' });
+  const org = (await call('POST', '/v1/orgs/acme/installations', { integration: 'webhook' })).id;
+  const space = (await call('POST', `/v1/installations/${org}/spaces/docs`)).id;
+  const secret = (await call('GET', `/v1/installations/${space}/signing-secret`)).secret;
+  const receiver = createReceiverServer({ secret, work: (e) => received.set(e.eventId, performance.now()) });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
+  await call('PATCH', `/v1/installations/${space}/configuration`, { url: hook, space_content_updated: true });
+  return { receiver, hook, secret, space };
 }
 
 /**
@@ -318,12 +338,14 @@ export function endingWithUs(command) {
 }
 
 /**
- * Starts `portico serve --port 0` with `env` (and PATH) only; answers once it listens. Node flags for
- * the server (`--cpu-prof --cpu-prof-dir=DIR`, which NODE_OPTIONS refuses) come from PORTICO_BENCH_NODE_FLAGS.
+ * Starts `portico serve --port 0` with `env` (and PATH) only; answers once it listens. The server is
+ * this checkout's, or the built checkout `tree`'s (by default PORTICO_BENCH_TREE's: bench-ab.mjs).
+ * Node flags for the server (`--cpu-prof --cpu-prof-dir=DIR`, which NODE_OPTIONS refuses) come from
+ * PORTICO_BENCH_NODE_FLAGS.
  */
-export function startServer(env) {
+export function startServer(env, tree = process.env.PORTICO_BENCH_TREE) {
   const flags = (process.env.PORTICO_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const command = endingWithUs([process.execPath, ...flags, bin, 'serve', '--port', '0']);
+  const command = endingWithUs([process.execPath, ...flags, binOf(tree), 'serve', '--port', '0']);
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), {
       env: { PATH: process.env.PATH, ...env },
