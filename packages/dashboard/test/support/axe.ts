@@ -14,26 +14,54 @@ interface Violation {
 /** Needs a page opened with `bypassCSP` (the page's policy refuses the injected script otherwise). */
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: axeSource });
-  const found = (await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }
-    ).axe;
-    // React Aria's live announcer (visually hidden) keeps "pending" announcements whose label
-    // pointed at a button of the page before; it is not part of any screen.
-    const result = await axe.run(
-      { exclude: [['[data-live-announcer]']] },
-      { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } },
-    );
-    return result.violations;
-  })) as Violation[];
+  const found = (await withinTime(
+    'axe’s run in the page',
+    AXE_LIMIT_MS,
+    page.evaluate(async () => {
+      const axe = (
+        window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }
+      ).axe;
+      // React Aria's live announcer (visually hidden) keeps "pending" announcements whose label
+      // pointed at a button of the page before; it is not part of any screen.
+      const result = await axe.run(
+        { exclude: [['[data-live-announcer]']] },
+        { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } },
+      );
+      return result.violations;
+    }),
+  )) as Violation[];
   return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
-/** Waits for the layout after a resize (two frames: React's renders of a new width land in between). */
+/**
+ * Waits for the layout after a resize: two frames (React's renders of a new width land in between),
+ * or half a second where the page draws no frames (a page evaluate has no time limit of its own:
+ * one waiting for frames that never came held a CI run until the test's own limit).
+ */
 async function settled(page: Page): Promise<void> {
   await page.evaluate(
-    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+    () =>
+      new Promise<void>((resolve) => {
+        setTimeout(resolve, 500);
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
+      }),
   );
+}
+
+/** An axe run on a dashboard screen takes a second or two; past this it is stuck. */
+const AXE_LIMIT_MS = 30_000;
+
+/** `work`, or an error naming `what` once `ms` have passed without its answer. */
+async function withinTime<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
