@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { withTimeout } from '../../../platform/src/hosts/host.js';
 
 const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 
@@ -14,9 +15,8 @@ interface Violation {
 /** Needs a page opened with `bypassCSP` (the page's policy refuses the injected script otherwise). */
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: axeSource });
-  const found = (await withinTime(
-    'axe’s run in the page',
-    AXE_LIMIT_MS,
+  // (A page evaluate has no time limit of its own; a stuck run closes the page and fails by name.)
+  const found = (await withTimeout(
     page.evaluate(async () => {
       const axe = (
         window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }
@@ -29,6 +29,9 @@ export async function axeViolations(page: Page): Promise<string[]> {
       );
       return result.violations;
     }),
+    AXE_LIMIT_MS,
+    () => page.close(),
+    'axe’s run in the page',
   )) as Violation[];
   return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
@@ -50,19 +53,6 @@ async function settled(page: Page): Promise<void> {
 
 /** An axe run on a dashboard screen takes a second or two; past this it is stuck. */
 const AXE_LIMIT_MS = 30_000;
-
-/** `work`, or an error naming `what` once `ms` have passed without its answer. */
-async function withinTime<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The screen as it is now, at 1280 and at 390 px wide on the same page: axe finds no WCAG A/AA
