@@ -18,6 +18,7 @@ import { DELIVERY_SETTINGS } from './bench-deliveries.mjs';
 import { medianRange } from './bench-peers.mjs';
 import {
   cpuPerEvent,
+  percentile,
   receivedBy,
   serverSecrets,
   startServer,
@@ -36,7 +37,7 @@ if (!a || !b || !Number.isInteger(rounds) || rounds < 2 || !Number.isInteger(eve
 }
 const DRAIN_LIMIT_MS = 120_000;
 const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
-const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+const median = (values) => percentile([...values].sort((x, y) => x - y), 50);
 
 const sides = [];
 try {
