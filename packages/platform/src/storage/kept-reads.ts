@@ -13,7 +13,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 export interface TableVersions {
-  /** A value that differs after any write naming one of `tables` on this database, or (looked for at most every 100 ms on SQLite) any commit elsewhere. */
+  /** A value that differs after any write naming one of `tables` on this database, or any commit elsewhere (on SQLite, seen within `OTHER_COMMITS_LOOK_MS`). */
   version(tables: readonly string[]): string;
   /** Whether a read made now sees every write counted so far (false while a transaction is open). */
   readsEverything(): boolean;
