@@ -37,7 +37,11 @@ if (!a || !b || !Number.isInteger(rounds) || rounds < 2 || !Number.isInteger(eve
 }
 const DRAIN_LIMIT_MS = 120_000;
 const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
-const median = (values) => percentile([...values].sort((x, y) => x - y), 50);
+const median = (values) =>
+  percentile(
+    [...values].sort((x, y) => x - y),
+    50,
+  );
 
 const sides = [];
 try {
