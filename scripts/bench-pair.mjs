@@ -1,11 +1,11 @@
 // An A/B of two built checkouts with both servers up at once, on SQLite: rounds of single events
-// (8 senders, each waiting for its answer) go to one server, then the other, the order swapped each
-// round, and each round is compared with its partner. bench-ab.mjs runs each checkout in a process
+// (8 senders, each waiting for its answer), or of batches all sent at once, go to one server, then
+// the other, the order swapped each round, and each round is compared with its partner. bench-ab.mjs runs each checkout in a process
 // of its own, a minute or more apart; on this project's shared 2-core VM the machine's speed moved
 // by 20–40 % within minutes (BENCHMARKS.md), more than the changes measured. Rounds of a second or
 // two, back to back, see nearly the same machine.
 //
-//   node scripts/bench-pair.mjs <checkout A> <checkout B> [rounds] [events per round]
+//   node scripts/bench-pair.mjs <checkout A> <checkout B> [rounds] [events per round] [batch size]
 //
 // Each server gets the same warm-up as in `npm run bench` (scripts/bench-support.mjs, warmUp) before
 // the first round. Prints, per checkout, the median deliveries per second and server CPU per
@@ -27,12 +27,19 @@ import {
   webhookToReceiver,
 } from './bench-support.mjs';
 
-const [a, b, roundsText = '16', eventsText = '600'] = process.argv.slice(2);
+const [a, b, roundsText = '16', eventsText = '600', batchText = '1'] = process.argv.slice(2);
 const rounds = Number(roundsText);
 const events = Number(eventsText);
-if (!a || !b || !Number.isInteger(rounds) || rounds < 2 || !Number.isInteger(events) || events < 100) {
-  if (a && b) console.error(`bench-pair: rounds must be a whole number of 2 or more, events one of 100 or more`);
-  console.error('usage: node scripts/bench-pair.mjs <checkout A> <checkout B> [rounds] [events per round]');
+const batchSize = Number(batchText);
+const valid = (n, least, most = Number.POSITIVE_INFINITY) => Number.isInteger(n) && n >= least && n <= most;
+if (!a || !b || !valid(rounds, 2) || !valid(events, 100) || !valid(batchSize, 1, 1000)) {
+  if (a && b)
+    console.error(
+      'bench-pair: rounds must be a whole number of 2 or more, events one of 100 or more, the batch size one from 1 (one event per request) to 1,000',
+    );
+  console.error(
+    'usage: node scripts/bench-pair.mjs <checkout A> <checkout B> [rounds] [events per round] [batch size]',
+  );
   process.exit(2);
 }
 const DRAIN_LIMIT_MS = 120_000;
@@ -69,12 +76,20 @@ try {
       const ids = Array.from({ length: events }, (_, i) => `round_${round}_${i}`);
       const cpu = cpuPerEvent(side.server.child.pid);
       const started = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: DELIVERY_SETTINGS.senders }, async () => {
-          while (next < events) await side.server.call('POST', '/v1/events', event(ids[next++]));
-        }),
-      );
+      if (batchSize === 1) {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: DELIVERY_SETTINGS.senders }, async () => {
+            while (next < events) await side.server.call('POST', '/v1/events', event(ids[next++]));
+          }),
+        );
+      } else {
+        const batches = [];
+        for (let i = 0; i < ids.length; i += batchSize) batches.push(ids.slice(i, i + batchSize));
+        await Promise.all(
+          batches.map((batch) => side.server.call('POST', '/v1/events/batch', { events: batch.map(event) })),
+        );
+      }
       await side.untilReceived(ids, `round ${round + 1}`);
       side.rounds.push({ perSecond: (events * 1000) / (performance.now() - started), cpu: cpu(events).server });
     }
@@ -88,7 +103,8 @@ try {
   }
 }
 
-console.log(`\n${rounds} rounds of ${events} events one per request, SQLite, both servers up at once:\n`);
+const shape = batchSize === 1 ? 'one per request' : `in batches of ${batchSize.toLocaleString('en-US')}, sent at once`;
+console.log(`\n${rounds} rounds of ${events} events ${shape}, SQLite, both servers up at once:\n`);
 console.log('| Checkout | Deliveries / s (median) | Server CPU per event (median) |');
 console.log('|---|---|---|');
 for (const side of sides)
