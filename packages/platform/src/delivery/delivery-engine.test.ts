@@ -385,3 +385,44 @@ describe.each(backends)('a destination at its cap on $name', (backend) => {
     }
   }, 60_000);
 });
+
+describe.each(backends)('a burst of events to one endpoint on $name', (backend) => {
+  const receiver = new ScriptedReceiver();
+  const world = webhookWorldFor(backend, {}, [receiver]);
+
+  it('is handed over whole while the node holds fewer than half its bound, and past that waits unclaimed in the database', async () => {
+    // The receiver never answers: what is handed over waits in the engine's memory, claimed.
+    const url = receiver.script('/burst', ['hang']);
+    await world.ada('PATCH', `/v1/installations/${world.space}/configuration`, { url, space_content_updated: true });
+    const unclaimed = async () => {
+      const { n } = await world.platform.ctx.db
+        .selectFrom('deliveries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('installation_id', '=', world.space)
+        .where('claimed_until', 'is', null)
+        .executeTakeFirstOrThrow();
+      return Number(n);
+    };
+    const batch = async (round: number) => {
+      const events = Array.from({ length: 1000 }, (_, i) => ({
+        type: 'space_content_updated',
+        eventId: `evt_burst_${round}_${i}`,
+        spaceId: 'docs',
+        revisionId: 'r',
+      }));
+      const { status, body } = await world.admin('POST', '/v1/events/batch', { events });
+      expect(status).toBe(202);
+      expect(body.results.filter((r: { error?: unknown }) => r.error !== undefined)).toEqual([]);
+    };
+    // Two batches of 1,000: every delivery inserted claimed by this node (the node's bound is 4,096;
+    // one endpoint may fill its first half, far past the endpoint's own hold of 64).
+    await batch(0);
+    await batch(1);
+    expect(await unclaimed()).toBe(0);
+    // A third: the first half is full, so most of it waits in the database for a claim.
+    await batch(2);
+    const left = await unclaimed();
+    expect(left).toBeGreaterThan(900);
+    expect(left).toBeLessThanOrEqual(1000);
+  }, 60_000);
+});

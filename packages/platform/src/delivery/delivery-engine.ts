@@ -41,8 +41,12 @@ import { type AttemptSettings, attemptDelivery } from './attempt.js';
 
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
-/** Deliveries waiting in memory on one node, whatever the endpoints (times `hold`). */
-const HOLD_ENDPOINTS = 16;
+/**
+ * Deliveries waiting in memory on one node, whatever the endpoints (times `hold`: 4,096). One
+ * endpoint may have more than its `hold` while the node holds less than half of them (Backlog), so
+ * two batches of 1,000 events to one endpoint are handed over whole, with no claim (decision 060).
+ */
+const HOLD_ENDPOINTS = 64;
 
 export interface DeliveryEngineOptions {
   ctx: ServiceContext;
@@ -60,7 +64,7 @@ export interface DeliveryEngineOptions {
   perEndpoint?: number;
   /** Deliveries under way per installation (default 16). */
   perInstallation?: number;
-  /** Deliveries an endpoint may have waiting in this node's memory (default 64). */
+  /** Deliveries an endpoint may have waiting in this node's memory (default 64; more while the node holds less than half its bound). */
   hold?: number;
   /** An endpoint that failed every attempt for this long is disabled (default 5 days). */
   disableAfterMs?: number;
@@ -324,7 +328,7 @@ export class DeliveryEngine {
 
   /**
    * Claims due deliveries no node holds: retries start at once (they never wait for a slot), first
-   * attempts join the pool, at most `hold` waiting per endpoint. While this node knows what waits
+   * attempts join the pool, up to each endpoint's room (`Backlog`). While this node knows what waits
    * (`Backlog.targets`), a claim reads only the first attempts of endpoints it left work of, each up
    * to its room; at least every `pollMs` one looks at everything (another node's work, leases that
    * ran out). Answers whether another claim may find more.

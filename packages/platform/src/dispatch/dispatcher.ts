@@ -40,7 +40,7 @@ import { type Hosts, IntegrationRegistry } from './integration-registry.js';
 
 /** Most rows one claim takes. */
 const CLAIM_LIMIT = 256;
-/** Rows waiting in memory on one node, whatever the installations (times `hold`). */
+/** Rows waiting in memory on one node, whatever the installations (times `hold`: 1,024; one installation may have more than its `hold` while the node holds fewer than half of them, Backlog). */
 const HOLD_INSTALLATIONS = 16;
 
 export interface DispatcherOptions {

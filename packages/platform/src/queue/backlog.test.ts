@@ -70,7 +70,7 @@ describe('the backlog', () => {
   });
 
   it('takes up to each key’s room from a claim and remembers the keys it skipped some of', () => {
-    const { pool, backlog } = setup(4, 4);
+    const { pool, backlog } = setup(4, 2);
     pool.add(rows('a', 3));
     const { taken, skipped } = backlog.take([...rows('a', 3), ...rows('b', 5)], (row) => row.key);
     expect(taken.map((r) => r.key)).toEqual(['a', 'b', 'b', 'b', 'b']);
@@ -86,7 +86,7 @@ describe('the backlog', () => {
   });
 
   it('names the keys a claim may look at alone, each with its room, until it knows nothing of what waits', () => {
-    const { pool, backlog } = setup(4, 4);
+    const { pool, backlog } = setup(4, 2);
     expect(backlog.targets(8)).toBeUndefined(); // nothing seen yet: a claim looks at everything
     backlog.claimed({ skipped: new Set(), full: [], complete: true });
     expect(backlog.targets(8)).toEqual(new Map());
@@ -104,5 +104,32 @@ describe('the backlog', () => {
     expect(backlog.mayTake('b')).toBe(false);
     backlog.lookAgain();
     expect(backlog.targets(8)).toBeUndefined();
+  });
+
+  it('lets a key have more than its hold while the node holds less than half its bound: the other half stays for the others', () => {
+    const { pool, backlog } = setup(4, 4); // a bound of 16: 8 for a burst, and each key its 4
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    pool.add(rows('a', 4));
+    expect(backlog.mayTake('a')).toBe(true); // past its hold, into the node's first half
+    pool.add(rows('a', 4));
+    expect(backlog.mayTake('a')).toBe(false); // the node is half full: a burst takes no more
+    expect(backlog.full()).toEqual(['a']);
+    pool.add(rows('b', 4));
+    expect(backlog.mayTake('b')).toBe(false); // b has its hold, and the first half is gone
+    pool.add(rows('c', 4));
+    expect(backlog.room).toBe(0);
+    expect(backlog.mayTake('d')).toBe(false); // the bound
+  });
+
+  it('lets a claim and its targets use the node’s first half for one key', () => {
+    const { pool, backlog } = setup(4, 4);
+    backlog.claimed({ skipped: new Set(), full: [], complete: true });
+    pool.add(rows('a', 2));
+    // What it takes counts: a takes the first half (6 more), then b only its own hold.
+    const { taken, skipped } = backlog.take([...rows('a', 7), ...rows('b', 5)], (row) => row.key);
+    expect(taken.map((r) => r.key).join('')).toBe('aaaaaabbbb');
+    expect([...skipped].sort()).toEqual(['a', 'b']);
+    backlog.leftFor('a');
+    expect(backlog.targets(8)).toEqual(new Map([['a', 6]]));
   });
 });

@@ -7,8 +7,11 @@ import type { KeyedPool } from './keyed-pool.js';
  * to decide when new work may go straight into the pool (it must not overtake older work of its
  * key left in the database), when a claim is worth making, and how much of a claim each key takes.
  *
- * Bounds: each turn key may have `hold` items waiting in the pool, the node `hold × keys`; a claim
- * leaves out keys more than half full, so it takes work for those that can use it.
+ * Bounds: the node holds at most `hold × keys` items waiting in the pool. Each turn key may have
+ * `hold` of them, and more while the node holds less than half its bound: a burst for one key (a
+ * batch of events to one endpoint) goes straight into the pool, with no claim, while the other
+ * half stays for the other keys' `hold` each. A claim leaves out keys with half a hold of room or
+ * less, so it takes work for those that can use it.
  *
  * Two kinds of claim: one that looks at everything (`complete` when it saw all it could take), and,
  * while this node knows what waits, one that looks only at the keys with work left and room
@@ -18,7 +21,8 @@ import type { KeyedPool } from './keyed-pool.js';
 const MOST_TARGETS = 8;
 
 export class Backlog<T> {
-  private readonly holdTotal: number;
+  /** The most items waiting on the node. */
+  private readonly bound: number;
   /**
    * Turn keys with work left unclaimed in the database, each with when it was marked (a count of
    * marks): a claim clears only the marks made before it read (`readingNow`), not those of work
@@ -34,12 +38,12 @@ export class Backlog<T> {
     private readonly hold: number,
     keys: number,
   ) {
-    this.holdTotal = hold * keys;
+    this.bound = hold * keys;
   }
 
   /** Places left in the pool on this node. */
   get room(): number {
-    return this.holdTotal - this.pool.waiting;
+    return this.bound - this.pool.waiting;
   }
 
   /**
@@ -47,7 +51,7 @@ export class Backlog<T> {
    * (or may), and its place has room. When not, the key is marked: its work waits in the database.
    */
   mayTake(turn: string): boolean {
-    if (this.unknown === undefined && !this.left.has(turn) && this.hasRoom(turn, this.hold)) return true;
+    if (this.unknown === undefined && !this.left.has(turn) && this.roomOf(turn) > 0) return true;
     this.leftFor(turn);
     return false;
   }
@@ -70,22 +74,23 @@ export class Backlog<T> {
   /** Whether a claim could take work now: work waits that this node knows nothing of, or for a key with room. */
   worthClaiming(): boolean {
     if (this.unknown !== undefined) return true;
-    for (const turn of this.left.keys()) if (this.hasRoom(turn, this.hold / 2)) return true;
+    for (const turn of this.left.keys()) if (this.roomOf(turn) > this.hold / 2) return true;
     return false;
   }
 
   /**
    * The keys a claim may look at alone, each with its room in the pool: those with work left
-   * unclaimed and their place at most half full. Undefined when the claim must look at everything:
+   * unclaimed and more than half a hold of room. Undefined when the claim must look at everything:
    * work this node knows nothing of may wait, or more than `most` keys would be looked at.
    */
   targets(most = MOST_TARGETS): Map<string, number> | undefined {
     if (this.unknown !== undefined) return undefined;
     const targets = new Map<string, number>();
     for (const turn of this.left.keys()) {
-      if (!this.hasRoom(turn, this.hold / 2)) continue;
+      const room = this.roomOf(turn);
+      if (room <= this.hold / 2) continue;
       if (targets.size === most) return undefined;
-      targets.set(turn, Math.min(this.hold - this.pool.waitingOf(turn), this.room));
+      targets.set(turn, room);
     }
     return targets;
   }
@@ -95,20 +100,20 @@ export class Backlog<T> {
     for (const [turn, room] of targets) if ((found.get(turn) ?? 0) < room) this.clear(turn, since);
   }
 
-  /** Turn keys a claim leaves out: their place in the pool is over half full. */
+  /** Turn keys a claim leaves out: they have half a hold of room or less. */
   full(): string[] {
-    return [...this.pool.turns()].filter((turn) => !this.hasRoom(turn, this.hold / 2));
+    return [...this.pool.turns()].filter((turn) => this.roomOf(turn) <= this.hold / 2);
   }
 
-  /** What a claim takes of the rows it found: up to its key's room in the pool each; `skipped`, the keys it left some of. */
+  /** What a claim takes of the rows it found: up to its key's room in the pool each (`roomOf`, counting what it took); `skipped`, the keys it left some of. */
   take<R>(rows: R[], turnOf: (row: R) => string): { taken: R[]; skipped: Set<string> } {
     const taken: R[] = [];
     const skipped = new Set<string>();
     const per = new Map<string, number>();
     for (const row of rows) {
       const turn = turnOf(row);
-      const n = per.get(turn) ?? this.pool.waitingOf(turn);
-      if (n >= this.hold) skipped.add(turn);
+      const n = per.get(turn) ?? 0;
+      if (this.roomOf(turn, taken.length, n) <= 0) skipped.add(turn);
       else {
         per.set(turn, n + 1);
         taken.push(row);
@@ -135,7 +140,15 @@ export class Backlog<T> {
     if ((this.left.get(turn) ?? 0) <= since) this.left.delete(turn);
   }
 
-  private hasRoom(turn: string, limit: number): boolean {
-    return this.pool.waitingOf(turn) < limit && this.pool.waiting < this.holdTotal;
+  /**
+   * How many more items `turn` may have waiting (with `more` taken but not yet in the pool, `ofTurn`
+   * of them its own): up to its `hold`, or while the node holds less than half its bound, up to
+   * that half; never past the bound.
+   */
+  private roomOf(turn: string, more = 0, ofTurn = 0): number {
+    const waiting = this.pool.waiting + more;
+    const own = this.hold - this.pool.waitingOf(turn) - ofTurn;
+    const shared = this.bound / 2 - waiting;
+    return Math.max(0, Math.min(this.bound - waiting, Math.max(own, shared)));
   }
 }
