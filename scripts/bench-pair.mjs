@@ -1,9 +1,10 @@
 // An A/B of two built checkouts with both servers up at once, on SQLite: rounds of single events
 // (8 senders, each waiting for its answer), or of batches all sent at once, go to one server, then
-// the other, the order swapped each round, and each round is compared with its partner. bench-ab.mjs runs each checkout in a process
-// of its own, a minute or more apart; on this project's shared 2-core VM the machine's speed moved
-// by 20–40 % within minutes (BENCHMARKS.md), more than the changes measured. Rounds of a second or
-// two, back to back, see nearly the same machine.
+// the other, the order swapped each round, and each round is compared with its partner.
+// bench-ab.mjs runs each checkout in a process of its own, a minute or more apart; on this
+// project's shared 2-core VM the machine's speed moved by 20–40 % within minutes (BENCHMARKS.md),
+// more than the changes measured. Rounds of a second or two, back to back, see nearly the same
+// machine.
 //
 //   node scripts/bench-pair.mjs <checkout A> <checkout B> [rounds] [events per round] [batch size]
 //
