@@ -17,6 +17,8 @@ import {
   receivedBy,
   rssMiB,
   scrapeCounters,
+  sendBatches,
+  sendSingles,
   sendSteadily,
   sleep,
   startServer,
@@ -122,17 +124,21 @@ async function benchBackend(label, env, o) {
     const scraped = await scrapeCounters(url);
     let cpu = cpuPerEvent(child.pid, databaseCpu);
     let started = performance.now();
-    let next = 0;
-    const sendSingles = async () => {
-      while (next < o.events) await call('POST', '/v1/events', event(singleIds[next++]));
-    };
+    let sent = 0;
     // `GET /metrics` halfway, as an operator's scraper would: what it shows has moved.
     const halfway = (async () => {
       const until = performance.now() + DRAIN_LIMIT_MS;
-      while (next < o.events / 2 && performance.now() < until) await sleep(20);
+      while (sent < o.events / 2 && performance.now() < until) await sleep(20);
       return scrapeCounters(url);
     })();
-    await Promise.all(Array.from({ length: o.senders }, sendSingles));
+    await sendSingles({
+      ids: singleIds,
+      senders: o.senders,
+      send: (id) => {
+        sent++;
+        return call('POST', '/v1/events', event(id));
+      },
+    });
     await untilReceived(singleIds, 'one event per request');
     const endToEnd = (o.events * 1000) / (performance.now() - started);
     const singleCpu = cpu(o.events);
@@ -148,21 +154,12 @@ async function benchBackend(label, env, o) {
 
     // Throughput, batches: the same number of events in requests of `batchSize`, all sent at once.
     const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);
-    const batches = [];
-    for (let i = 0; i < batchIds.length; i += o.batchSize) batches.push(batchIds.slice(i, i + o.batchSize));
     counts = await activity();
     cpu = cpuPerEvent(child.pid, databaseCpu);
     started = performance.now();
     let batch;
     try {
-      await Promise.all(
-        batches.map(async (ids) => {
-          const { results } = await call('POST', '/v1/events/batch', { events: ids.map((id) => event(id)) });
-          const refused = results.find((r) => r.error !== undefined || r.duplicate);
-          if (results.length !== ids.length || refused)
-            throw new Error(`the batch was not accepted whole: ${JSON.stringify(refused ?? results.length)}`);
-        }),
-      );
+      await sendBatches({ call, path: '/v1/events/batch', event, ids: batchIds, batchSize: o.batchSize });
       const ingestMs = performance.now() - started;
       await untilReceived(batchIds, 'batches');
       batch = { endToEnd: (o.events * 1000) / (performance.now() - started), ingestMs, cpu: cpu(o.events) };
@@ -237,11 +234,11 @@ async function benchBackend(label, env, o) {
       url: `http://127.0.0.1:${hang.address().port}/hook`,
       space_content_updated: true,
     });
-    let owedSent = 0;
-    const sendOwed = async () => {
-      while (owedSent < o.noisyOwed) await call('POST', '/v1/events', event(`noisy_${owedSent++}`, 'globex-docs'));
-    };
-    await Promise.all(Array.from({ length: o.senders }, sendOwed));
+    await sendSingles({
+      ids: Array.from({ length: o.noisyOwed }, (_, i) => `noisy_${i}`),
+      senders: o.senders,
+      send: (id) => call('POST', '/v1/events', event(id, 'globex-docs')),
+    });
     const owedBy = performance.now() + 60_000;
     let owed = 0;
     while (owed < o.noisyOwed && performance.now() < owedBy) {
@@ -272,12 +269,7 @@ async function benchBackend(label, env, o) {
       });
     const engineIds = Array.from({ length: o.events }, (_, i) => `engine_${i}`);
     started = performance.now();
-    next = 0;
-    await Promise.all(
-      Array.from({ length: o.senders }, async () => {
-        while (next < o.events) await askFor(engineIds[next++]);
-      }),
-    );
+    await sendSingles({ ids: engineIds, senders: o.senders, send: askFor });
     await untilReceived(engineIds, 'the delivery engine alone');
     const engineRate = (o.events * 1000) / (performance.now() - started);
     const engineRun = await sendSteadily({

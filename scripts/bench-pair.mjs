@@ -21,6 +21,8 @@ import {
   cpuPerEvent,
   percentile,
   receivedBy,
+  sendBatches,
+  sendSingles,
   serverSecrets,
   startServer,
   stopServer,
@@ -77,20 +79,10 @@ try {
       const ids = Array.from({ length: events }, (_, i) => `round_${round}_${i}`);
       const cpu = cpuPerEvent(side.server.child.pid);
       const started = performance.now();
-      if (batchSize === 1) {
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: DELIVERY_SETTINGS.senders }, async () => {
-            while (next < events) await side.server.call('POST', '/v1/events', event(ids[next++]));
-          }),
-        );
-      } else {
-        const batches = [];
-        for (let i = 0; i < ids.length; i += batchSize) batches.push(ids.slice(i, i + batchSize));
-        await Promise.all(
-          batches.map((batch) => side.server.call('POST', '/v1/events/batch', { events: batch.map(event) })),
-        );
-      }
+      const { call } = side.server;
+      const send = (id) => call('POST', '/v1/events', event(id));
+      if (batchSize === 1) await sendSingles({ ids, senders: DELIVERY_SETTINGS.senders, send });
+      else await sendBatches({ call, path: '/v1/events/batch', event, ids, batchSize });
       await side.untilReceived(ids, `round ${round + 1}`);
       side.rounds.push({ perSecond: (events * 1000) / (performance.now() - started), cpu: cpu(events).server });
     }

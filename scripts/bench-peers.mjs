@@ -29,6 +29,8 @@ import {
   postgresCpu,
   postgresUrl,
   receivedBy,
+  sendBatches,
+  sendSingles,
   sendSteadily,
   serverSecrets,
   sleep,
@@ -36,6 +38,7 @@ import {
   stopChild,
   stopServer,
   warmUp,
+  webhookToReceiver,
   withPostgresDatabase,
 } from './bench-support.mjs';
 
@@ -45,6 +48,11 @@ export const PEER_SETTINGS = {
    * and Portico's cap per endpoint (8) is the lower: the peers may have twice as many in flight.
    */
   concurrency: 16,
+  /**
+   * Rounds of `npm run bench`'s comparison: Portico and the peer take turns, both up at once, and
+   * each ratio is the median (lowest–highest) of the rounds' (measurePeer).
+   */
+  pairedRounds: 5,
   redisUrl: process.env.PORTICO_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
 };
 
@@ -97,15 +105,39 @@ function startPeer(env) {
   });
 }
 
+const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
+
 /**
- * Loads one peer as bench-deliveries.mjs loads Portico, the peer's server started with `peerEnv`;
- * `store` is `{ cpu, activity }` of its Redis or PostgreSQL (`cpu()` in ms, `activity()` counts).
+ * A system under load through its HTTP API, with its own verifying receiver: `call`, its ingest
+ * `paths`, the server's `pid`, its store's `cpu()` (ms; undefined when in process or not on this
+ * machine) and `activity()` (counts, or undefined), `untilReceived(ids, what)`, and `close()`.
  */
-export async function measurePeer(label, o, peerEnv, store) {
+function sideOf({ label, pid, call, paths, store, received, close }) {
+  return {
+    label,
+    pid,
+    call,
+    paths,
+    store,
+    received,
+    close,
+    untilReceived: async (ids, what) => {
+      if (!(await receivedBy(received, ids, performance.now() + DRAIN_LIMIT_MS)))
+        throw new Error(`${label}: ${what}: not every delivery arrived within ${DRAIN_LIMIT_MS / 1000} s`);
+    },
+  };
+}
+
+/** A peer's server, started with `peerEnv`, posting to a receiver of its own. */
+async function openPeer(label, o, peerEnv, store) {
   const received = new Map();
   const secret = `whsec_${randomBytes(16).toString('hex')}`;
   const receiver = createReceiverServer({ secret, work: (e) => received.set(e.eventId, performance.now()) });
   await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const closeReceiver = () => {
+    receiver.close();
+    receiver.closeAllConnections();
+  };
   const token = `peer_${randomBytes(16).toString('hex')}`;
   let peer;
   try {
@@ -116,74 +148,143 @@ export async function measurePeer(label, o, peerEnv, store) {
       PEER_SECRET: secret,
       PEER_CONCURRENCY: String(o.concurrency),
     });
-    const call = apiCaller(peer.url, token);
-    const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
-    const untilReceived = async (ids, what) => {
-      if (!(await receivedBy(received, ids, performance.now() + DRAIN_LIMIT_MS)))
-        throw new Error(`${label}: ${what}: not every delivery arrived within ${DRAIN_LIMIT_MS / 1000} s`);
-    };
+  } catch (error) {
+    closeReceiver();
+    throw error;
+  }
+  return sideOf({
+    label,
+    pid: peer.child.pid,
+    call: apiCaller(peer.url, token),
+    paths: { single: '/events', batch: '/events/batch' },
+    store,
+    received,
+    close: async () => {
+      await stopChild(peer.child, 10_000);
+      closeReceiver();
+    },
+  });
+}
 
-    await warmUp({ call, paths: { single: '/events', batch: '/events/batch' }, event, untilReceived, ...o });
+/** `portico serve` with `env`, its webhook integration posting to a receiver of its own (as in the delivery runs). */
+async function openPortico(label, env, store) {
+  const received = new Map();
+  const { child, call } = await startServer({ ...serverSecrets(), ...env });
+  let receiver;
+  try {
+    ({ receiver } = await webhookToReceiver(call, received));
+  } catch (error) {
+    await stopServer(child);
+    throw error;
+  }
+  return sideOf({
+    label,
+    pid: child.pid,
+    call,
+    paths: { single: '/v1/events', batch: '/v1/events/batch' },
+    store,
+    received,
+    close: async () => {
+      await stopServer(child);
+      receiver.close();
+      receiver.closeAllConnections();
+    },
+  });
+}
 
-    // One event per request: `events` events from `senders` senders, until the last is received.
-    const singleIds = Array.from({ length: o.events }, (_, i) => `single_${i}`);
-    let activity = await store.activity();
-    let cpu = cpuPerEvent(peer.child.pid, store.cpu);
-    let started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: o.senders }, async () => {
-        while (next < o.events) await call('POST', '/events', event(singleIds[next++]));
-      }),
-    );
-    await untilReceived(singleIds, 'one event per request');
-    const single = { perSecond: (o.events * 1000) / (performance.now() - started), cpu: cpu(o.events) };
-    single.store = perEvent(activity, await store.activity(), o.events);
-    console.log(`  ${label}: ${Math.round(single.perSecond)} deliveries / s end to end (POST /events)`);
+/**
+ * One throughput run: `o.events` fresh events one per request from `o.senders` senders, or in
+ * batches of `o.batchSize` sent at once, until the last is received. With `counted`, the store's
+ * activity per event too.
+ */
+async function throughputRun(side, o, prefix, inBatches, counted) {
+  const ids = Array.from({ length: o.events }, (_, i) => `${prefix}_${i}`);
+  const before = counted ? await side.store.activity() : undefined;
+  const cpu = cpuPerEvent(side.pid, side.store.cpu);
+  const started = performance.now();
+  if (inBatches) await sendBatches({ call: side.call, path: side.paths.batch, event, ids, batchSize: o.batchSize });
+  else await sendSingles({ ids, senders: o.senders, send: (id) => side.call('POST', side.paths.single, event(id)) });
+  const ingestMs = performance.now() - started;
+  await side.untilReceived(ids, inBatches ? 'batches' : 'one event per request');
+  const run = { perSecond: (o.events * 1000) / (performance.now() - started), ingestMs, cpu: cpu(o.events) };
+  if (counted) run.store = perEvent(before, await side.store.activity(), o.events);
+  return run;
+}
 
-    // Batches: the same number of events in requests of `batchSize`, all sent at once.
-    const batchIds = Array.from({ length: o.events }, (_, i) => `batch_${i}`);
-    const batches = [];
-    for (let i = 0; i < batchIds.length; i += o.batchSize) batches.push(batchIds.slice(i, i + o.batchSize));
-    activity = await store.activity();
-    cpu = cpuPerEvent(peer.child.pid, store.cpu);
-    started = performance.now();
-    await Promise.all(
-      batches.map(async (ids) => {
-        const { results } = await call('POST', '/events/batch', { events: ids.map((id) => event(id)) });
-        const refused = results.find((r) => r.error !== undefined);
-        if (results.length !== ids.length || refused)
-          throw new Error(`the batch was not accepted whole: ${JSON.stringify(refused ?? results.length)}`);
-      }),
-    );
-    const ingestMs = performance.now() - started;
-    await untilReceived(batchIds, 'batches');
-    const batch = { perSecond: (o.events * 1000) / (performance.now() - started), ingestMs, cpu: cpu(o.events) };
-    batch.store = perEvent(activity, await store.activity(), o.events);
-    console.log(
-      `  ${label}: ${Math.round(batch.perSecond)} deliveries / s end to end (POST /events/batch, accepted in ${Math.round(ingestMs)} ms)`,
-    );
+/**
+ * The run of the median total CPU among `runs` (its rate, its CPU split, its store counts), with
+ * the median rate in place of its own; the store counts are the first run's (only it counts them).
+ */
+function medianRun(runs) {
+  const by = (key) => [...runs].sort((a, b) => key(a) - key(b))[Math.floor((runs.length - 1) / 2)];
+  return { ...by((r) => cpuTotal(r.cpu)), perSecond: by((r) => r.perSecond).perSecond, store: runs[0].store };
+}
 
-    // Latency at a steady rate, ingest to receipt.
-    const run = await sendSteadily({
-      rate: o.steadyRate,
-      seconds: o.steadySeconds,
-      maxInFlight: o.maxInFlight,
-      send: (i) => call('POST', '/events', event(`steady_${i}`)),
-    });
-    if (run.failure) throw run.failure;
-    const steadyIds = Array.from({ length: run.count }, (_, i) => `steady_${i}`);
-    await untilReceived(steadyIds, 'the steady run');
-    const latencies = latenciesOf(received, steadyIds, run.scheduled);
-    const steady = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-    console.log(
-      `  ${label}: ${o.steadyRate} events / s for ${o.steadySeconds} s: p50 ${steady.p50.toFixed(1)} ms, p99 ${steady.p99.toFixed(1)} ms`,
-    );
-    return { label, single, batch, ...steady };
+/**
+ * Loads the `sides` (a peer alone, or Portico and a peer, both up at once) as bench-deliveries.mjs
+ * loads Portico: each gets the warm-up, then `o.rounds` rounds, each a run one event per request
+ * for every side, then a run in batches for every side in the other order; the side that goes first
+ * changes each round, so both meet the machine in the same state. Then the last side (the peer) runs
+ * at a steady rate for the latency. Answers per side its runs (`rounds`) and their medians.
+ */
+async function loadSides(sides, o) {
+  for (const side of sides)
+    await warmUp({ call: side.call, paths: side.paths, event, untilReceived: side.untilReceived, ...o });
+  const runs = sides.map(() => ({ single: [], batch: [] }));
+  for (let round = 0; round < o.rounds; round++) {
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) {
+      const r = await throughputRun(side, o, `r${round}_single`, false, round === 0);
+      runs[sides.indexOf(side)].single.push(r);
+      console.log(`  ${side.label}: ${Math.round(r.perSecond)} deliveries / s end to end, one per request`);
+    }
+    for (const side of [...order].reverse()) {
+      const r = await throughputRun(side, o, `r${round}_batch`, true, round === 0);
+      runs[sides.indexOf(side)].batch.push(r);
+      console.log(
+        `  ${side.label}: ${Math.round(r.perSecond)} deliveries / s end to end, in batches (accepted in ${Math.round(r.ingestMs)} ms)`,
+      );
+    }
+  }
+  const peer = sides.at(-1);
+  const run = await sendSteadily({
+    rate: o.steadyRate,
+    seconds: o.steadySeconds,
+    maxInFlight: o.maxInFlight,
+    send: (i) => peer.call('POST', peer.paths.single, event(`steady_${i}`)),
+  });
+  if (run.failure) throw run.failure;
+  const steadyIds = Array.from({ length: run.count }, (_, i) => `steady_${i}`);
+  await peer.untilReceived(steadyIds, 'the steady run');
+  const latencies = latenciesOf(peer.received, steadyIds, run.scheduled);
+  const steady = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  console.log(
+    `  ${peer.label}: ${o.steadyRate} events / s for ${o.steadySeconds} s: p50 ${steady.p50.toFixed(1)} ms, p99 ${steady.p99.toFixed(1)} ms`,
+  );
+  return sides.map((side, i) => ({
+    label: side.label,
+    rounds: runs[i],
+    single: medianRun(runs[i].single),
+    batch: medianRun(runs[i].batch),
+    ...(side === peer ? steady : {}),
+  }));
+}
+
+/**
+ * Loads one peer (its server started with `peerEnv`; `store` is `{ cpu, activity }` of its Redis or
+ * PostgreSQL), alone or, with `beside` (`{ label, env, store }`: Portico's settings and its store),
+ * in rounds with `portico serve` up at the same time (loadSides). Answers the peer's result, and
+ * Portico's as `portico` with `beside`.
+ */
+export async function measurePeer(label, o, peerEnv, store, beside) {
+  const sides = [];
+  try {
+    if (beside) sides.push(await openPortico(beside.label, beside.env, beside.store));
+    sides.push(await openPeer(label, o, peerEnv, store));
+    const results = await loadSides(sides, { rounds: 1, ...o });
+    return { ...results.at(-1), ...(beside ? { portico: results[0] } : {}) };
   } finally {
-    if (peer) await stopChild(peer.child, 10_000);
-    receiver.close();
-    receiver.closeAllConnections();
+    for (const side of sides.reverse()) await side.close();
   }
 }
 
@@ -218,7 +319,7 @@ async function redisStore(redis) {
   };
 }
 
-export async function benchBullmq(o, label = 'BullMQ') {
+export async function benchBullmq(o, label = 'BullMQ', beside = undefined) {
   let bullmq;
   let Redis;
   try {
@@ -249,6 +350,7 @@ export async function benchBullmq(o, label = 'BullMQ') {
       o,
       { PEER_QUEUE: 'bullmq', PEER_QUEUE_NAME: name, PEER_REDIS_URL: o.redisUrl },
       { cpu: store.cpu, activity: store.activity },
+      beside,
     );
     return {
       ...result,
@@ -265,7 +367,7 @@ export async function benchBullmq(o, label = 'BullMQ') {
   }
 }
 
-export async function benchGraphileWorker(o) {
+export async function benchGraphileWorker(o, beside = undefined) {
   try {
     await import('graphile-worker');
   } catch (error) {
@@ -281,6 +383,7 @@ export async function benchGraphileWorker(o) {
       o,
       { PEER_QUEUE: 'graphile-worker', PEER_DATABASE_URL: url },
       { cpu, activity: postgresActivity(url) },
+      beside,
     );
     return {
       ...result,
@@ -363,7 +466,7 @@ function freePort() {
  * (`appendfsync always`), as the machine's Redis (no append-only file) does not. Skipped when
  * `redis-server` cannot be started.
  */
-async function benchDurableBullmq(o) {
+async function benchDurableBullmq(o, beside) {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-redis-'));
   const port = await freePort();
   const command = endingWithUs([
@@ -406,7 +509,7 @@ async function benchDurableBullmq(o) {
   try {
     if (ready !== true) return { label: DURABLE_BULLMQ, skipped: `redis-server could not be started here (${ready})` };
     const url = `redis://127.0.0.1:${port}`;
-    return await benchBullmq({ ...o, redisUrl: url }, DURABLE_BULLMQ);
+    return await benchBullmq({ ...o, redisUrl: url }, DURABLE_BULLMQ, beside);
   } finally {
     redis.kill('SIGTERM');
     await exited;
@@ -414,10 +517,42 @@ async function benchDurableBullmq(o) {
   }
 }
 
+/**
+ * Runs `fn(beside)`: the settings of a `portico serve` on `store` ('SQLite', or 'PostgreSQL' in a
+ * database of its own when one is configured, else none) to load beside a peer (measurePeer); its
+ * data is removed afterwards.
+ */
+async function withPortico(store, fn) {
+  if (store === 'PostgreSQL' && !postgresUrl()) return fn(undefined);
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-pair-'));
+  try {
+    if (store === 'SQLite')
+      return await fn({
+        label: 'Portico, SQLite',
+        env: { PORTICO_DATA_DIR: dir },
+        store: { cpu: undefined, activity: async () => undefined },
+      });
+    return await withPostgresDatabase('portico_bench_pair', async (url) =>
+      fn({
+        label: 'Portico, PostgreSQL',
+        env: { PORTICO_DATA_DIR: dir, PORTICO_DATABASE_URL: url },
+        store: { cpu: await postgresCpu(url), activity: postgresActivity(url) },
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The peers, with the delivery benchmark's load (`DELIVERY_SETTINGS`, overridden by `options`). */
 export async function benchPeers(options = {}) {
   const o = { ...DELIVERY_SETTINGS, ...PEER_SETTINGS, ...options };
-  const peers = [await benchBullmq(o), await benchDurableBullmq(o), await benchGraphileWorker(o)];
+  const paired = { ...o, rounds: o.pairedRounds };
+  const peers = [
+    await withPortico('SQLite', (beside) => benchBullmq(paired, 'BullMQ', beside)),
+    await withPortico('SQLite', (beside) => benchDurableBullmq(paired, beside)),
+    await withPortico('PostgreSQL', (beside) => benchGraphileWorker(paired, beside)),
+  ];
   for (const r of peers) if (r.skipped) console.warn(`  ${r.label} not measured: ${r.skipped}`);
   return peers;
 }
@@ -425,15 +560,22 @@ export async function benchPeers(options = {}) {
 const two = (n) => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(2));
 const ms = (us) => (us === undefined || !Number.isFinite(us) ? '—' : `${(us / 1000).toFixed(2)} ms`);
 const whole = (n) => Math.round(n).toLocaleString('en-US');
-const lat = (n) => (Number.isFinite(n) ? (n < 100 ? `${n.toFixed(2)} ms` : `${whole(n)} ms`) : 'not all received');
+const lat = (n) =>
+  n === undefined ? '—' : Number.isFinite(n) ? (n < 100 ? `${n.toFixed(2)} ms` : `${whole(n)} ms`) : 'not all received';
 /** CPU per delivered event in µs: the server's process tree and its store's (when measured). */
 export const cpuTotal = (cpu) => cpu.server + (cpu.database ?? 0);
 
-/** The median of some ratios (of an even count, the mean of the middle two) and their range: `1.02 (0.95–1.10)`. */
-export function medianRange(values) {
+/** The median of some numbers (of an even count, the mean of the middle two). */
+function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
-  return `${two(middle)} (${two(sorted[0])}–${two(sorted.at(-1))})`;
+  return (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
+}
+
+/** The median of some ratios and their range: `1.02 (0.95–1.10)`; one ratio alone: `1.02`. */
+export function medianRange(values) {
+  if (values.length === 1) return two(values[0]);
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${two(median(values))} (${two(sorted[0])}–${two(sorted.at(-1))})`;
 }
 const cpuCell = (cpu, storeName) =>
   `${ms(cpuTotal(cpu))} (server ${ms(cpu.server)}${storeName ? `, ${storeName} ${ms(cpu.database)}` : ''})`;
@@ -444,33 +586,32 @@ const storeCell = (kind, counts) => {
 };
 
 /**
- * The Peers section's rows: `systems` (Portico and its peers, each one event per request and in
- * batches) and `ratios` (Portico on SQLite against BullMQ, on PostgreSQL against graphile-worker).
- * `delivery` is bench-deliveries' results, `peers` benchPeers'.
+ * The Peers section's rows: `systems` (each peer, and Portico measured beside it, one event per
+ * request and in batches: the medians of the rounds) and `ratios` (Portico on SQLite against
+ * BullMQ, on PostgreSQL against graphile-worker: the median, lowest–highest, of the rounds' ratios).
+ * `peers` is benchPeers' results; `delivery`, bench-deliveries', gives Portico's latency at the
+ * steady rate (the peers' is measured beside them).
  */
-export function peerRows(delivery, peers, batchSize) {
+export function peerRows(peers, batchSize, delivery = []) {
   const systems = [];
-  const ratios = [];
   const ways = (batch) => (batch ? `batches of ${whole(batchSize)}` : 'one event per request');
-  for (const r of delivery) {
-    const storeName = r.label === 'PostgreSQL' ? 'PostgreSQL' : undefined;
-    const kind = r.label === 'PostgreSQL' ? 'postgres' : undefined;
-    for (const [batch, run] of [
-      [false, { perSecond: r.endToEnd, cpu: r.singleCpu, store: r.singleStore }],
-      [true, r.batch && { perSecond: r.batch.endToEnd, cpu: r.batch.cpu, store: r.batch.store }],
-    ]) {
-      if (!run) continue;
-      systems.push(
-        `| Portico, ${r.label} | ${ways(batch)} | ${whole(run.perSecond)} / s | ${cpuCell(run.cpu, storeName)} | ${kind ? storeCell(kind, run.store) : '— (in process)'} | ${lat(r.p50)} | ${lat(r.p99)} |`,
-      );
-    }
-  }
+  const latency = Object.fromEntries(delivery.map((r) => [r.label, r]));
   for (const p of peers) {
     if (p.skipped) {
       systems.push(`| ${p.label}: not measured (${p.skipped}) | — | — | — | — | — | — |`);
       continue;
     }
     const redis = p.store?.startsWith('Redis');
+    if (p.portico) {
+      const onPostgres = p.portico.label.endsWith('PostgreSQL');
+      const steady = latency[onPostgres ? 'PostgreSQL' : 'SQLite'] ?? {};
+      for (const batch of [false, true]) {
+        const run = batch ? p.portico.batch : p.portico.single;
+        systems.push(
+          `| ${p.portico.label}, beside ${p.label} | ${ways(batch)} | ${whole(run.perSecond)} / s | ${cpuCell(run.cpu, onPostgres ? 'PostgreSQL' : undefined)} | ${onPostgres ? storeCell('postgres', run.store) : '— (in process)'} | ${lat(steady.p50)} | ${lat(steady.p99)} |`,
+        );
+      }
+    }
     const on = redis ? `${p.store} (${p.durability})` : p.store;
     const queue = redis ? 'BullMQ' : p.label;
     const name = `HTTP ingest → ${queue} ${p.version ?? ''} on ${on} → signed POST`;
@@ -483,90 +624,77 @@ export function peerRows(delivery, peers, batchSize) {
       );
     }
   }
-  for (const r of peerRatios(delivery, peers)) {
-    ratios.push(`| Portico, ${r.store} / ${r.peer} | ${ways(r.batch)} | ${two(r.rate)} | ${two(r.cpu)} |`);
-  }
+  const ratios = peerRatios(peers).map(
+    (r) => `| Portico, ${r.store} / ${r.peer} | ${ways(r.batch)} | ${medianRange(r.rates)} | ${medianRange(r.cpus)} |`,
+  );
   return { systems, ratios };
 }
 
 /**
- * Portico against the peer a team would build on the same store (SQLite against BullMQ, PostgreSQL
- * against graphile-worker), one event per request and in batches: `rate`, Portico's deliveries per
- * second ÷ the peer's; `cpu`, the peer's CPU per delivered event ÷ Portico's (1 or more: Portico ahead).
+ * Portico against each peer it was measured beside (SQLite against BullMQ, PostgreSQL against
+ * graphile-worker), one event per request and in batches, round by round: `rates`, Portico's
+ * deliveries per second ÷ the peer's; `cpus`, the peer's CPU per delivered event ÷ Portico's (1 or
+ * more: Portico ahead); `rate` and `cpu`, their medians.
  */
-export function peerRatios(delivery, peers) {
-  const portico = Object.fromEntries(delivery.map((r) => [r.label, r]));
-  const peer = Object.fromEntries(peers.map((r) => [r.label, r]));
+export function peerRatios(peers) {
   const ratios = [];
-  for (const [store, name] of [
-    ['SQLite', 'BullMQ'],
-    ['SQLite', DURABLE_BULLMQ],
-    ['PostgreSQL', 'graphile-worker'],
-  ]) {
-    const a = portico[store];
-    const b = peer[name];
-    if (!a || !b || b.skipped) continue;
-    for (const [batch, x, y] of [
-      [false, { perSecond: a.endToEnd, cpu: a.singleCpu }, b.single],
-      [true, a.batch && { perSecond: a.batch.endToEnd, cpu: a.batch.cpu }, b.batch],
-    ]) {
-      if (!x) continue;
+  for (const p of peers) {
+    if (p.skipped || !p.portico) continue;
+    for (const batch of [false, true]) {
+      const ours = batch ? p.portico.rounds.batch : p.portico.rounds.single;
+      const theirs = batch ? p.rounds.batch : p.rounds.single;
+      const rates = ours.map((r, i) => r.perSecond / theirs[i].perSecond);
+      const cpus = ours.map((r, i) => cpuTotal(theirs[i].cpu) / cpuTotal(r.cpu));
       ratios.push({
-        store,
-        peer: name,
+        store: p.portico.label.replace(/^Portico, /, ''),
+        peer: p.label,
         batch,
-        rate: x.perSecond / y.perSecond,
-        cpu: cpuTotal(y.cpu) / cpuTotal(x.cpu),
+        rates,
+        cpus,
+        rate: median(rates),
+        cpu: median(cpus),
       });
     }
   }
   return ratios;
 }
 
-// On its own: `node scripts/bench-peers.mjs [RUNS] [--full]`. A short comparison (Portico's delivery
-// runs shortened: no rate steps beyond the first, a short noisy-neighbour run), or with --full the
-// delivery benchmark's own load (2,000 events one per request and in batches of 1,000, 200 events / s
-// for 10 s; no rate steps), then the peers under the same load; RUNS times, then the spread of each
-// ratio over the runs.
+// On its own: `node scripts/bench-peers.mjs [RUNS] [--full]`: the comparison `npm run bench` makes
+// (Portico beside each peer, in rounds), shortened (500 events a run, 3 rounds, 3 s at the steady
+// rate; PORTICO_BENCH_EVENTS and PORTICO_BENCH_STEADY_SECONDS change them), or with --full at the
+// delivery benchmark's load; RUNS times, then the spread of each ratio's median over the runs.
+// Portico's latency at the steady rate comes from the delivery runs of `npm run bench`, not measured here.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { benchDeliveries } = await import('./bench-deliveries.mjs');
   const runs = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 1);
   const full = process.argv.includes('--full');
   const settings = full
-    ? { steps: [], noisySeconds: 3 }
+    ? {}
     : {
         events: Number(process.env.PORTICO_BENCH_EVENTS ?? 500),
         warmup: 1000,
         batchSize: 250,
+        pairedRounds: 3,
         steadySeconds: Number(process.env.PORTICO_BENCH_STEADY_SECONDS ?? 3),
-        steps: [100],
-        stepSeconds: 1,
-        lowestStep: 100,
-        noisyOwed: 10,
-        noisySeconds: 1,
-        ceilingConcurrency: 16,
       };
   const batchSize = settings.batchSize ?? DELIVERY_SETTINGS.batchSize;
   const spread = new Map();
   for (let run = 1; run <= runs; run++) {
-    console.log(`Run ${run} of ${runs}: Portico (${full ? 'full' : `short: ${JSON.stringify(settings)}`})…`);
-    const delivery = await benchDeliveries(settings);
-    console.log('Peers…');
+    console.log(`Run ${run} of ${runs} (${full ? 'full' : `short: ${JSON.stringify(settings)}`})…`);
     const peers = await benchPeers(settings);
-    const { systems, ratios } = peerRows(delivery, peers, batchSize);
+    const { systems, ratios } = peerRows(peers, batchSize);
     console.log(
       '| System | Events in | Deliveries / s | CPU per delivered event | Store operations per event | p50 | p99 |',
     );
     for (const row of systems) console.log(row);
     console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
     for (const row of ratios) console.log(row);
-    for (const r of peerRatios(delivery, peers)) {
+    for (const r of peerRatios(peers)) {
       const key = `Portico, ${r.store} / ${r.peer} | ${r.batch ? `batches of ${whole(batchSize)}` : 'one event per request'}`;
       spread.set(key, [...(spread.get(key) ?? []), r]);
     }
   }
   if (runs > 1) {
-    console.log(`\nOver ${runs} runs, the median (lowest–highest):\n`);
+    console.log(`\nOver ${runs} runs, each run's median, then their median (lowest–highest):\n`);
     console.log('| Portico / peer | Events in | Deliveries / s | CPU per delivered event (peer ÷ Portico) |');
     console.log('|---|---|---|---|');
     for (const [key, rs] of spread) {

@@ -108,16 +108,42 @@ export async function webhookToReceiver(call, received) {
 export async function warmUp({ call, paths, event, warmup, batchSize, senders, untilReceived }) {
   const batchIds = Array.from({ length: warmup }, (_, i) => `warm_batch_${i}`);
   for (let i = 0; i < batchIds.length; i += batchSize)
-    await call('POST', paths.batch, { events: batchIds.slice(i, i + batchSize).map((id) => event(id)) });
+    await sendBatches({ call, path: paths.batch, event, ids: batchIds.slice(i, i + batchSize), batchSize });
   await untilReceived(batchIds, 'the warm-up in batches');
   const singleIds = Array.from({ length: warmup }, (_, i) => `warm_single_${i}`);
+  await sendSingles({ ids: singleIds, senders, send: (id) => call('POST', paths.single, event(id)) });
+  await untilReceived(singleIds, 'the warm-up one per request');
+}
+
+/**
+ * Calls `send(id)` for each of `ids` in turn from `senders` senders, each waiting for its answer
+ * before its next: one event per request (`send` throws on an answer that is not 2xx).
+ */
+export async function sendSingles({ ids, senders, send }) {
   let next = 0;
   await Promise.all(
     Array.from({ length: senders }, async () => {
-      while (next < singleIds.length) await call('POST', paths.single, event(singleIds[next++]));
+      while (next < ids.length) await send(ids[next++]);
     }),
   );
-  await untilReceived(singleIds, 'the warm-up one per request');
+}
+
+/**
+ * Sends the events `ids` to `path` in requests of `batchSize` (`{ events: [...] }`), all at once.
+ * Throws, naming the first refusal, unless every event of every batch was accepted as new (the ids
+ * are fresh: a duplicate means the run would wait for a delivery that never comes).
+ */
+export async function sendBatches({ call, path, event, ids, batchSize }) {
+  const batches = [];
+  for (let i = 0; i < ids.length; i += batchSize) batches.push(ids.slice(i, i + batchSize));
+  await Promise.all(
+    batches.map(async (batch) => {
+      const { results } = await call('POST', path, { events: batch.map((id) => event(id)) });
+      const refused = results.find((r) => r.error !== undefined || r.duplicate === true);
+      if (results.length !== batch.length || refused)
+        throw new Error(`${path}: the batch was not accepted whole: ${JSON.stringify(refused ?? results.length)}`);
+    }),
+  );
 }
 
 /** Latencies (scheduled send → receipt) of a steady run, sorted; one never received counts as Infinity. */

@@ -238,7 +238,7 @@ for (const row of [...throughputRows, ...latencyRows, ...sustainedRows, ...noisy
 // The peers right after Portico's delivery runs, so all of them meet the machine in the same state.
 console.log('Peers (HTTP ingest → BullMQ on Redis, and → graphile-worker on PostgreSQL → signed POST)…');
 const peerResults = await benchPeers();
-const peerTable = peerRows(deliveryResults, peerResults, D.batchSize);
+const peerTable = peerRows(peerResults, D.batchSize, deliveryResults);
 const bullmq = peerResults.find((p) => p.label === 'BullMQ');
 const engineRows = deliveryResults.map(
   (r) =>
@@ -472,10 +472,16 @@ it with the engine's HTTP client to the same verifying receiver, ${PEER_SETTINGS
 per destination; for this one URL Portico's cap per endpoint, 8, is the lower), 4 attempts with backoff: BullMQ on the machine's Redis, BullMQ again on a Redis
 started for the run that syncs its append-only file before it answers (\`appendfsync always\`: an
 acknowledged event is on disk, Portico's guarantee), and graphile-worker on PostgreSQL (a
-database of its own). Each peer runs as a child process and is loaded exactly as Portico is in the delivery
-runs above: a warm-up of ${count(D.warmup)} events in batches and as many one per request, ${count(D.events)} events one per request from ${D.senders} senders, the same number
-in batches of ${count(D.batchSize)} sent at once, each until the last is received; then ${D.steadyRate} events / s for ${D.steadySeconds} s, one per
-request, for the latency from the scheduled send to receipt. Portico's rows are its delivery runs above.
+database of its own). Each peer runs as a child process beside a \`portico serve\` of its own on the
+same store (both up at once, each with its own receiver), and both are loaded as Portico is in the
+delivery runs above: a warm-up of ${count(D.warmup)} events in batches and as many one per request; then ${PEER_SETTINGS.pairedRounds} rounds,
+each a run of ${count(D.events)} events one per request from ${D.senders} senders for each of the two, then a run of as many
+in batches of ${count(D.batchSize)} sent at once for each in the other order, each run until the last is received; the
+one that goes first changes each round, so that both meet this shared machine in the same state
+(its speed moves by 20–40 % within minutes). Each figure below is the median of the rounds; each
+ratio, the median (lowest–highest) of the rounds' ratios. Then the peer runs at ${D.steadyRate} events / s for
+${D.steadySeconds} s, one per request, for the latency from the scheduled send to receipt; Portico's latency is its
+delivery runs' above.
 
 CPU per delivered event is read from \`/proc\`: the server's process tree (Portico's, or the peer's),
 plus its store's: PostgreSQL's (the backends of the run's database and the server's shared processes)
@@ -484,7 +490,8 @@ for all of them, is left out. Redis and PostgreSQL's shared processes serve the 
 client's work in the same seconds counts too.
 Store operations per event: Redis commands from \`INFO commandstats\` (those BullMQ's Lua scripts run
 included); for PostgreSQL, transactions and rows from \`pg_stat_database\` for the run's database
-(\`pg_stat_statements\` is not loaded here), read 2.5 s after each run so every backend has reported.
+(\`pg_stat_statements\` is not loaded here), read 2.5 s after each run of the first round so every
+backend has reported.
 The peers do less than Portico: no duplicate \`eventId\` check, no routing, no integration, no delivery
 log${bullmq && !bullmq.skipped ? `; and the machine's Redis runs with ${bullmq.durability}, so the first BullMQ rows' acknowledged events are not durable as Portico's are (synced before the answer)` : ''}.
 
@@ -492,8 +499,9 @@ log${bullmq && !bullmq.skipped ? `; and the machine's Redis runs with ${bullmq.d
 |---|---|---|---|---|---|---|
 ${peerTable.systems.join('\n')}
 
-Ratios, measured in this run: deliveries / s, Portico's ÷ the peer's; CPU, the peer's CPU per delivered
-event ÷ Portico's. Either at 1.00 or above: Portico ahead.
+Ratios, measured in this run, round by round: deliveries / s, Portico's ÷ the peer's; CPU, the peer's
+CPU per delivered event ÷ Portico's; the median (lowest–highest) of the ${PEER_SETTINGS.pairedRounds} rounds. Either at 1.00 or above:
+Portico ahead.
 
 | Portico / peer | Events in | Deliveries / s | CPU per delivered event |
 |---|---|---|---|
