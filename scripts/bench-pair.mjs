@@ -16,19 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DELIVERY_SETTINGS } from './bench-deliveries.mjs';
-import { medianRange } from './bench-peers.mjs';
-import {
-  cpuPerEvent,
-  percentile,
-  receivedBy,
-  sendBatches,
-  sendSingles,
-  serverSecrets,
-  startServer,
-  stopServer,
-  warmUp,
-  webhookToReceiver,
-} from './bench-support.mjs';
+import { event, median, medianRange, openPortico, throughputRun } from './bench-peers.mjs';
+import { warmUp } from './bench-support.mjs';
 
 const [a, b, roundsText = '16', eventsText = '600', batchText = '1'] = process.argv.slice(2);
 const rounds = Number(roundsText);
@@ -45,55 +34,35 @@ if (!a || !b || !valid(rounds, 2) || !valid(events, 100) || !valid(batchSize, 1,
   );
   process.exit(2);
 }
-const DRAIN_LIMIT_MS = 120_000;
-const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
-const median = (values) =>
-  percentile(
-    [...values].sort((x, y) => x - y),
-    50,
-  );
+const load = { ...DELIVERY_SETTINGS, events, batchSize };
+const inProcess = { cpu: undefined, activity: async () => undefined };
 
 const sides = [];
+const dirs = [];
 try {
   for (const tree of [resolve(a), resolve(b)]) {
     const dir = mkdtempSync(join(tmpdir(), 'portico-bench-pair-'));
-    const side = { tree, dir, rounds: [] };
+    dirs.push(dir);
+    const side = await openPortico(tree, { PORTICO_DATA_DIR: dir }, inProcess, tree);
     sides.push(side);
-    side.server = await startServer({ ...serverSecrets(), PORTICO_DATA_DIR: dir }, tree);
-    side.received = new Map();
-    side.receiver = (await webhookToReceiver(side.server.call, side.received)).receiver;
-    side.untilReceived = async (ids, what) => {
-      if (!(await receivedBy(side.received, ids, performance.now() + DRAIN_LIMIT_MS)))
-        throw new Error(`${tree}: ${what}: not every delivery arrived within ${DRAIN_LIMIT_MS / 1000} s`);
-    };
+    side.rounds = [];
     await warmUp({
       ...DELIVERY_SETTINGS,
-      call: side.server.call,
-      paths: { single: '/v1/events', batch: '/v1/events/batch' },
+      call: side.call,
+      paths: side.paths,
       event,
       untilReceived: side.untilReceived,
     });
   }
   for (let round = 0; round < rounds; round++) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      const ids = Array.from({ length: events }, (_, i) => `round_${round}_${i}`);
-      const cpu = cpuPerEvent(side.server.child.pid);
-      const started = performance.now();
-      const { call } = side.server;
-      const send = (id) => call('POST', '/v1/events', event(id));
-      if (batchSize === 1) await sendSingles({ ids, senders: DELIVERY_SETTINGS.senders, send });
-      else await sendBatches({ call, path: '/v1/events/batch', event, ids, batchSize });
-      await side.untilReceived(ids, `round ${round + 1}`);
-      side.rounds.push({ perSecond: (events * 1000) / (performance.now() - started), cpu: cpu(events).server });
+      const run = await throughputRun(side, load, `round_${round}`, batchSize > 1, false);
+      side.rounds.push({ perSecond: run.perSecond, cpu: run.cpu.server });
     }
   }
 } finally {
-  for (const side of sides) {
-    side.receiver?.close();
-    side.receiver?.closeAllConnections();
-    if (side.server) await stopServer(side.server.child);
-    rmSync(side.dir, { recursive: true, force: true });
-  }
+  for (const side of sides) await side.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
 const shape = batchSize === 1 ? 'one per request' : `in batches of ${batchSize.toLocaleString('en-US')}, sent at once`;
@@ -102,10 +71,10 @@ console.log('| Checkout | Deliveries / s (median) | Server CPU per event (median
 console.log('|---|---|---|');
 for (const side of sides)
   console.log(
-    `| ${side.tree} | ${Math.round(median(side.rounds.map((r) => r.perSecond)))} | ${Math.round(median(side.rounds.map((r) => r.cpu)))} µs |`,
+    `| ${side.label} | ${Math.round(median(side.rounds.map((r) => r.perSecond)))} | ${Math.round(median(side.rounds.map((r) => r.cpu)))} µs |`,
   );
 const [first, second] = sides;
 const rate = first.rounds.map((r, i) => second.rounds[i].perSecond / r.perSecond);
 const cpu = first.rounds.map((r, i) => r.cpu / second.rounds[i].cpu);
-console.log(`\nB ÷ A (B: ${second.tree}, A: ${first.tree}), round by round: the median (lowest–highest)\n`);
+console.log(`\nB ÷ A (B: ${second.label}, A: ${first.label}), round by round: the median (lowest–highest)\n`);
 console.log(`| Deliveries / s | ${medianRange(rate)} |\n| CPU per event | ${medianRange(cpu)} |`);

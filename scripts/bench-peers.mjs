@@ -105,7 +105,8 @@ function startPeer(env) {
   });
 }
 
-const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
+/** The event every system is sent: its id, and the rest the same. */
+export const event = (eventId) => ({ type: 'space_content_updated', eventId, spaceId: 'docs', revisionId: 'r' });
 
 /**
  * A system under load through its HTTP API, with its own verifying receiver: `call`, its ingest
@@ -166,10 +167,13 @@ async function openPeer(label, o, peerEnv, store) {
   });
 }
 
-/** `portico serve` with `env`, its webhook integration posting to a receiver of its own (as in the delivery runs). */
-async function openPortico(label, env, store) {
+/**
+ * `portico serve` with `env` (this checkout's, or the built checkout `tree`'s), its webhook
+ * integration posting to a receiver of its own (as in the delivery runs).
+ */
+export async function openPortico(label, env, store, tree = undefined) {
   const received = new Map();
-  const { child, call } = await startServer({ ...serverSecrets(), ...env });
+  const { child, call } = await startServer({ ...serverSecrets(), ...env }, tree);
   let receiver;
   try {
     ({ receiver } = await webhookToReceiver(call, received));
@@ -197,7 +201,7 @@ async function openPortico(label, env, store) {
  * batches of `o.batchSize` sent at once, until the last is received. With `counted`, the store's
  * activity per event too.
  */
-async function throughputRun(side, o, prefix, inBatches, counted) {
+export async function throughputRun(side, o, prefix, inBatches, counted) {
   const ids = Array.from({ length: o.events }, (_, i) => `${prefix}_${i}`);
   const before = counted ? await side.store.activity() : undefined;
   const cpu = cpuPerEvent(side.pid, side.store.cpu);
@@ -566,7 +570,7 @@ const lat = (n) =>
 export const cpuTotal = (cpu) => cpu.server + (cpu.database ?? 0);
 
 /** The median of some numbers (of an even count, the mean of the middle two). */
-function median(values) {
+export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
 }

@@ -235,7 +235,7 @@ const loadMemoryRows = deliveryResults.map(
 for (const row of [...throughputRows, ...latencyRows, ...sustainedRows, ...noisyRows, ...loadMemoryRows])
   console.log(row);
 
-// The peers right after Portico's delivery runs, so all of them meet the machine in the same state.
+// The peers, each beside a Portico of its own, in rounds (bench-peers.mjs): their ratios are measured there.
 console.log('Peers (HTTP ingest → BullMQ on Redis, and → graphile-worker on PostgreSQL → signed POST)…');
 const peerResults = await benchPeers();
 const peerTable = peerRows(peerResults, D.batchSize, deliveryResults);
