@@ -113,7 +113,7 @@ function openSqlite(
   // Checkpoints on the thread never find the whole log copied while commits go on without a
   // pause: past its limit, the next writes wait until it is (wal-checkpointer.ts).
   let lookedAt = 0;
-  const beforeWrites = () => {
+  const logPastLimit = () => {
     const now = performance.now();
     if (now - lookedAt < WAL_LOOK_MS) return undefined;
     lookedAt = now;
@@ -125,12 +125,18 @@ function openSqlite(
     }
     return size > walLimitBytes ? checkpointer.catchUp() : undefined;
   };
+  // A transaction also waits for the log's sync under way, if any: the writes that waited for it
+  // then commit together, and one sync covers them all (durability.ts, `syncing`).
+  const beforeWrites = () => logPastLimit() ?? durability.syncing();
   // Kysely prepares every query afresh; preparing was the largest cost of a request, so the
   // statements are kept, keyed by their SQL (the queries are few and fixed). Every statement
-  // passes here, just before it runs, so this is also where writes are counted: for durability.ts,
-  // and per name they hold, for the reads kept until their tables change (kept-reads.ts).
+  // passes here, just before it runs, so this is also where writes are counted: per name they
+  // hold, for the reads kept until their tables change (kept-reads.ts), and as commits for
+  // durability.ts: a write outside a transaction at once, one inside at its transaction's commit
+  // (Kysely's `commit`), when its frames reach the log.
   const statements = new Map<string, { statement: SQLite.Statement; writes: string[] | undefined }>();
   const written = new Map<string, number>();
+  let uncommitted = false;
   const cached = {
     prepare(text: string) {
       let cache = statements.get(text);
@@ -141,8 +147,12 @@ function openSqlite(
         statements.set(text, cache);
       }
       if (cache.writes !== undefined) {
-        durability.wrote();
+        if (sqlite.inTransaction) uncommitted = true;
+        else durability.committed();
         for (const name of cache.writes) written.set(name, (written.get(name) ?? 0) + 1);
+      } else if (uncommitted && (text === 'commit' || text === 'rollback')) {
+        uncommitted = false;
+        if (text === 'commit') durability.committed();
       }
       return cache.statement;
     },

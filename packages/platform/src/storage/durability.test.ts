@@ -8,6 +8,7 @@ import { client } from '../test-support/api.js';
 import { backends } from '../test-support/backends.js';
 import { openDatabase } from './database.js';
 import type { WalSync } from './durability.js';
+import { GroupCommit, groupCommitOptions } from './group-commit.js';
 import { migrate } from './migrate.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -56,6 +57,49 @@ describe('durability on SQLite', () => {
     // Everything written before is synced now: nothing more to wait for.
     await sync.after(0);
     expect(sync.syncs - before).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('what a sync covers on SQLite', () => {
+  const organization = (id: string) => ({ id, title: 'o', subdomain: null, created_at: 0 });
+
+  it("counts a transaction's writes at its commit: a sync that started before the commit does not cover them", async () => {
+    const { database, sync } = await sqlite();
+    await database.db.insertInto('organizations').values(organization('before')).execute();
+    const mark = sync.mark();
+    let early: Promise<void> | undefined;
+    await database.db.transaction().execute(async (trx) => {
+      await trx.insertInto('organizations').values(organization('inside')).execute();
+      // Not committed yet: its frames are not in the log, so nothing counts it...
+      expect(sync.mark()).toBe(mark);
+      // ...and a sync another request starts now (for the write before) cannot hold them.
+      early = sync.after(mark - 1);
+    });
+    await early;
+    expect(sync.mark()).toBe(mark + 1);
+    const before = sync.syncs;
+    await sync.after(mark);
+    expect(sync.syncs).toBe(before + 1);
+  });
+
+  it('holds a write that arrives while a sync is under way until the sync ends, then commits it', async () => {
+    const { database, sync } = await sqlite();
+    const writes = new GroupCommit(database.db, {
+      ...groupCommitOptions('sqlite'),
+      beforeWrites: database.beforeWrites,
+    });
+    const mark = sync.mark();
+    await writes.run((trx) => trx.insertInto('organizations').values(organization('first')).execute());
+    const order: string[] = [];
+    const synced = sync.after(mark).then(() => order.push('synced'));
+    expect(database.beforeWrites?.()).toBeDefined();
+    const written = writes
+      .run((trx) => trx.insertInto('organizations').values(organization('second')).execute())
+      .then(() => order.push('written'));
+    await Promise.all([synced, written]);
+    expect(order).toEqual(['synced', 'written']);
+    // Nothing under way now: writes commit at once.
+    expect(database.beforeWrites?.()).toBeUndefined();
   });
 });
 
