@@ -12,6 +12,7 @@ import { GroupCommit, groupCommitOptions } from './group-commit.js';
 import { migrate } from './migrate.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
+const organization = (id: string) => ({ id, title: 'o', subdomain: null, created_at: 0 });
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -46,7 +47,7 @@ describe('durability on SQLite', () => {
       const mark = sync.mark();
       await database.db
         .insertInto('organizations')
-        .values({ id: `org-${i}`, title: 'o', subdomain: null, created_at: 0 })
+        .values(organization(`org-${i}`))
         .execute();
       waits.push(sync.after(mark));
     }
@@ -61,8 +62,6 @@ describe('durability on SQLite', () => {
 });
 
 describe('what a sync covers on SQLite', () => {
-  const organization = (id: string) => ({ id, title: 'o', subdomain: null, created_at: 0 });
-
   it("counts a transaction's writes at its commit: a sync that started before the commit does not cover them", async () => {
     const { database, sync } = await sqlite();
     await database.db.insertInto('organizations').values(organization('before')).execute();
