@@ -142,6 +142,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   let storageFullAt: number | undefined;
   const writes = new GroupCommit(database.db, {
     ...groupCommitOptions(database.dialect),
+    engineDb: database.engineDb,
     onBatch: (size) => metrics.batchCommitted(size),
     beforeWrites: database.beforeWrites,
     onFailure: (error) => {

@@ -115,7 +115,8 @@ export async function attemptDelivery(
   const finished = settings.now();
   // Unless the endpoint's health is written too, the result is one statement on PostgreSQL: it
   // then runs without a transaction (group-commit.ts), in one statement with the results of the
-  // attempts that end together (delivery-queue.ts, `writeAttempt`).
+  // attempts that end together (delivery-queue.ts, `writeAttempt`), and its commit does not wait
+  // for the WAL's flush (database.ts, `engineDb`).
   const standalone = !writesHealth(row.endpoint_id, outcome === 'delivered', finished);
   const written = await ctx.write(
     async (trx) => {
@@ -172,7 +173,8 @@ export async function attemptDelivery(
       if (updated === 0) throw new LeaseLost(row.id);
       return { final, next, lease, health };
     },
-    { standalone },
+    // Acknowledged to no one: after a crash that lost it, the attempt is made again.
+    { standalone, engine: true },
   );
   const { health } = written;
   if (health.disabledNow) settings.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');

@@ -20,6 +20,14 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface OpenDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * PostgreSQL: connections for engine work that is acknowledged to no one (an attempt's result),
+   * whose commits do not wait for the WAL's flush (`synchronous_commit = off`), as SQLite's engine
+   * writes wait for no sync (durability.ts). A commit is visible to every connection at once; only
+   * a crash of PostgreSQL itself may lose the last of them (at most three `wal_writer_delay`s, 0.6 s
+   * by default), and what they did is then done again. Undefined on SQLite.
+   */
+  engineDb?: Kysely<Database>;
   /** The SQLite connection itself, for work that must not interleave with other queries. */
   sqlite?: SQLite.Database;
   /** When commits are on disk (durability.ts): the API waits for it before acknowledging a write. */
@@ -239,10 +247,13 @@ function rowMaker(columns: string[]): (values: unknown[]) => unknown {
   return new Function('values', `return { ${properties.join(', ')} };`) as (values: unknown[]) => unknown;
 }
 
+/** Connections for engine work (`OpenDatabase.engineDb`): as many as attempt results run statements at once. */
+const ENGINE_CONNECTIONS = 4;
+
 function openPostgres(url: string, onIdleConnectionError: (error: Error) => void = () => {}): OpenDatabase {
-  const pool = new pg.Pool({
+  const poolOptions = (max: number): pg.PoolConfig => ({
     connectionString: url,
-    max: 10,
+    max,
     // Connections are kept while they idle (pg closes them after 10 s by default). A new one costs
     // PostgreSQL a backend, and every statement is prepared and planned on it again: at a steady
     // 200 events / s, the connections closed in a lull and opened again in the next burst held
@@ -259,7 +270,9 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
         oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
     },
   });
-  pool.on('error', onIdleConnectionError);
+  const pool = new pg.Pool(poolOptions(10));
+  // Engine work is acknowledged to no one: its commits do not wait for the WAL's flush (durability.ts).
+  const enginePool = new pg.Pool({ ...poolOptions(ENGINE_CONNECTIONS), options: '-c synchronous_commit=off' });
   // Statements with parameters are prepared once per connection, by name, and then only bound and
   // run: PostgreSQL parsed and planned each one afresh before, the larger part of its work per event.
   // Those that begin with PLANNED_EACH_RUN are not (prepared.ts).
@@ -274,8 +287,7 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
   /** Ends a connection under whatever runs on it: the statement fails, and the pool drops it on release. */
   const destroy = (client: pg.PoolClient) =>
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-  pool.on('remove', (client) => open.delete(client as pg.PoolClient));
-  pool.on('connect', (client) => {
+  const instrument = (client: pg.PoolClient) => {
     open.add(client);
     // The pool listens for errors only on idle connections: one that breaks while a caller holds
     // it (between a transaction's statements, say) would otherwise emit an error nobody hears,
@@ -322,17 +334,26 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
         });
       });
     };
-  });
+  };
+  for (const each of [pool, enginePool]) {
+    each.on('error', onIdleConnectionError);
+    each.on('remove', (client) => open.delete(client as pg.PoolClient));
+    each.on('connect', (client) => instrument(client));
+  }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const engineDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: enginePool }) });
+  const pools = [pool, enginePool];
+  const sum = (of: (pool: pg.Pool) => number) => pools.reduce((total, each) => total + of(each), 0);
   return {
     db,
+    engineDb,
     dialect: 'postgres',
     durability: DURABLE_AT_COMMIT,
     poolUse: () => ({
-      total: pool.totalCount,
-      idle: pool.idleCount,
-      waiting: pool.waitingCount,
-      max: pool.options.max,
+      total: sum((each) => each.totalCount),
+      idle: sum((each) => each.idleCount),
+      waiting: sum((each) => each.waitingCount),
+      max: sum((each) => each.options.max),
     }),
     limitStatements: (ms) => {
       statementTimeoutMs = ms;
@@ -345,7 +366,7 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
               for (const client of open) destroy(client);
             }, forceAfterMs);
       try {
-        await db.destroy();
+        await Promise.all([db.destroy(), engineDb.destroy()]);
       } finally {
         clearTimeout(force);
       }

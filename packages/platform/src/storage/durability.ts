@@ -1,6 +1,7 @@
 /**
  * When a commit is on disk. PostgreSQL answers a commit once it is (synchronous_commit), so there
- * nothing waits. SQLite runs with `synchronous = NORMAL` in WAL mode: a commit writes its frames to
+ * nothing waits; its engine connections alone commit without waiting for the flush (database.ts,
+ * `engineDb`, decision 062). SQLite runs with `synchronous = NORMAL` in WAL mode: a commit writes its frames to
  * the write-ahead log without syncing it (a crash of this process loses nothing; a power loss may
  * lose the last commits, never one in the middle: the log is replayed up to the first frame that
  * is missing). Before the API acknowledges a request that wrote, the log is synced here, on

@@ -1,5 +1,6 @@
 /** Group commit on SQLite and PostgreSQL: shared transactions, failures kept apart, acknowledged after commit. */
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends } from '../test-support/backends.js';
@@ -32,7 +33,8 @@ describe.each(backends)('group commit on $name', (backend) => {
       other.close();
       return rows.map((r) => r.id);
     };
-    return { database, committed, writes: new GroupCommit(database.db, groupCommitOptions(database.dialect)) };
+    const options = { ...groupCommitOptions(database.dialect), engineDb: database.engineDb };
+    return { database, committed, writes: new GroupCommit(database.db, options) };
   }
 
   const org = (id: string) => ({ id, title: id, subdomain: null, created_at: 0 });
@@ -120,6 +122,24 @@ describe.each(backends)('group commit on $name', (backend) => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
     expect(await committed()).toEqual(database.dialect === 'postgres' ? ['a', 'alone', 'b'] : ['a']);
   });
+
+  it.runIf(backend.name === 'postgres')(
+    'runs standalone engine writes on connections that do not wait for the flush, and every other write on ones that do',
+    async () => {
+      const { writes } = await fresh();
+      const setting = (options?: { standalone?: boolean; engine?: boolean }) =>
+        writes.run(async (trx) => {
+          const { rows } = await sql<{ value: string }>`select current_setting('synchronous_commit') as value`.execute(
+            trx,
+          );
+          return rows[0]?.value;
+        }, options);
+      expect(await setting({ standalone: true, engine: true })).toBe('off');
+      expect(await setting({ standalone: true })).toBe('on');
+      expect(await setting({ engine: true })).toBe('on');
+      expect(await setting()).toBe('on');
+    },
+  );
 
   it('waits in drain for every write under way, standalone ones too', async () => {
     const { committed, writes } = await fresh();

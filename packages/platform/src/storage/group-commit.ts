@@ -34,6 +34,12 @@ export interface WriteOptions {
    * statement, and commits that arrive together share a WAL flush. On SQLite it joins a batch.
    */
   standalone?: boolean;
+  /**
+   * Engine work that is acknowledged to no one (an attempt's result): a standalone one runs on the
+   * database's engine connections, whose commits do not wait for the WAL's flush
+   * (`OpenDatabase.engineDb`). In a batch it commits as the batch does.
+   */
+  engine?: boolean;
 }
 
 interface Job {
@@ -74,6 +80,8 @@ export class GroupCommit {
       optimistic?: boolean;
       /** Run standalone writes at once, each without a transaction (`WriteOptions`). */
       autocommit?: boolean;
+      /** Where standalone engine writes run (`WriteOptions.engine`); `db` when not given. */
+      engineDb?: Kysely<Database> | undefined;
       /** Told the size of each batch taken for a transaction (metrics). */
       onBatch?: (size: number) => void;
       /** What a transaction must wait for before it starts, if anything (`OpenDatabase.beforeWrites`). */
@@ -87,6 +95,7 @@ export class GroupCommit {
     this.oneTrip = options.oneTrip ?? false;
     this.optimistic = options.optimistic ?? false;
     this.autocommit = options.autocommit ?? false;
+    this.engineDb = options.engineDb ?? db;
     this.onBatch = options.onBatch;
     this.beforeWrites = options.beforeWrites;
     this.onFailure = options.onFailure;
@@ -97,6 +106,7 @@ export class GroupCommit {
   private readonly oneTrip: boolean;
   private readonly optimistic: boolean;
   private readonly autocommit: boolean;
+  private readonly engineDb: Kysely<Database>;
   private readonly onBatch: ((size: number) => void) | undefined;
   private readonly beforeWrites: (() => Promise<void> | undefined) | undefined;
   private readonly onFailure: ((error: unknown) => void) | undefined;
@@ -111,7 +121,8 @@ export class GroupCommit {
     if (this.autocommit && options.standalone) {
       this.transactions++;
       // (A Kysely instance runs each statement on a pooled connection, committed on its own.)
-      const running = this.watched(work(this.db as Transaction<Database>));
+      const db = options.engine ? this.engineDb : this.db;
+      const running = this.watched(work(db as Transaction<Database>));
       this.standalone.add(running);
       const done = () => this.standalone.delete(running);
       running.then(done, done);
