@@ -127,7 +127,8 @@ describe.each(backends)('metrics on $name', (backend) => {
 
   it('reports the database pool on PostgreSQL only', async () => {
     const now = await scrape(world.platform.url);
-    if (backend.name === 'postgres') expect(now.value('portico_db_pool_connections', { state: 'max' })).toBe(10);
+    // Both pools together: 10 connections for the API, 4 for the delivery engine's results (decision 062).
+    if (backend.name === 'postgres') expect(now.value('portico_db_pool_connections', { state: 'max' })).toBe(14);
     else expect(now.text).not.toMatch(/^portico_db_pool_connections\{/m);
   });
 

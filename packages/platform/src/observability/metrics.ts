@@ -207,7 +207,7 @@ export class PlatformMetrics {
     );
     this.scraped(
       'portico_db_pool_connections',
-      'PostgreSQL pool connections, by state: idle, busy, waiting (requests waiting for one), max',
+      "PostgreSQL connections, the API's pool and the delivery engine's together, by state: idle, busy, waiting (requests waiting for one), max",
       ['state'],
       (gauge, s) => {
         const pool = s.pool();
