@@ -32,7 +32,7 @@ export interface OpenDatabase {
   sqlite?: SQLite.Database;
   /** When commits are on disk (durability.ts): the API waits for it before acknowledging a write. */
   durability: Durability;
-  /** PostgreSQL: the pool's connections now (metrics); undefined on SQLite. */
+  /** PostgreSQL: the connections of both pools now, added together (metrics); undefined on SQLite. */
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   /**
    * SQLite: before a transaction of writes, what it must wait for, if anything: the log copied
@@ -247,6 +247,8 @@ function rowMaker(columns: string[]): (values: unknown[]) => unknown {
   return new Function('values', `return { ${properties.join(', ')} };`) as (values: unknown[]) => unknown;
 }
 
+/** Connections for the API's work (`OpenDatabase.db`). */
+const API_CONNECTIONS = 10;
 /** Connections for engine work (`OpenDatabase.engineDb`): as many as attempt results run statements at once. */
 const ENGINE_CONNECTIONS = 4;
 
@@ -270,7 +272,7 @@ function openPostgres(url: string, onIdleConnectionError: (error: Error) => void
         oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
     },
   });
-  const pool = new pg.Pool(poolOptions(10));
+  const pool = new pg.Pool(poolOptions(API_CONNECTIONS));
   // Engine work is acknowledged to no one: its commits do not wait for the WAL's flush (durability.ts).
   const enginePool = new pg.Pool({ ...poolOptions(ENGINE_CONNECTIONS), options: '-c synchronous_commit=off' });
   // Statements with parameters are prepared once per connection, by name, and then only bound and
