@@ -4,7 +4,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerError, type PostResult, postWebhook } from './post-webhook.js';
+import { answerError, type PostResult, postWebhook, RESPONSE_EXCERPT_BYTES } from './post-webhook.js';
 
 let server: Server;
 let port: number;
@@ -104,6 +104,8 @@ describe('connections kept alive between attempts', () => {
     };
     await withReceiver(handle, async (post) => {
       expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
+      // (undici gives a connection back to its pool on the next tick after the answer.)
+      await new Promise((r) => setImmediate(r));
       expect(await post()).toMatchObject({ kind: 'answered', status: 200 });
       // Right after an answer the connection is reused…
       expect(ports[1]).toBe(ports[0]);
@@ -171,5 +173,116 @@ describe('traceparent', () => {
     } finally {
       await new Promise<void>((r) => receiver.close(() => r()));
     }
+  });
+});
+
+/** Runs `use` with the URL of a receiver that handles each request with `handle`; closes it after. */
+async function withServer(handle: RequestListener, use: (url: string) => Promise<void>) {
+  const receiver = createServer(handle);
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  try {
+    await use(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook?x=1`);
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise<void>((r) => receiver.close(() => r()));
+  }
+}
+
+describe('an attempt', () => {
+  it('posts the exact body with its headers, to the path and query of the URL', async () => {
+    const seen: { method?: string; url?: string; headers?: Record<string, unknown>; body?: string }[] = [];
+    const body = JSON.stringify({ text: 'héllo ✓', n: 1 });
+    await withServer(
+      (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          seen.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() });
+          res.end();
+        });
+      },
+      async (url) => {
+        expect(
+          await postWebhook(url, { 'x-custom': 'a b', 'content-type': 'application/json' }, body, on),
+        ).toMatchObject({
+          kind: 'answered',
+          status: 200,
+        });
+      },
+    );
+    expect(seen).toEqual([
+      {
+        method: 'POST',
+        url: '/hook?x=1',
+        headers: expect.objectContaining({
+          'x-custom': 'a b',
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        }),
+        body,
+      },
+    ]);
+  });
+
+  it('keeps the first 16 KiB of a long answer, and closes the connection of one past 1 MiB', async () => {
+    await withServer(
+      (req, res) => {
+        const size = req.url?.startsWith('/hook') ? 40 * 1024 : 0;
+        res.end('a'.repeat(size));
+      },
+      async (url) => {
+        const result = await postWebhook(url, {}, '{}', on);
+        expect(result).toMatchObject({ kind: 'answered', status: 200 });
+        expect(result.kind === 'answered' && result.excerpt).toBe('a'.repeat(RESPONSE_EXCERPT_BYTES));
+      },
+    );
+    let closed = false;
+    await withServer(
+      (req, res) => {
+        req.socket.on('close', () => {
+          closed = true;
+        });
+        res.writeHead(500);
+        // An answer that does not end: 64 KiB chunks, until the connection goes.
+        const more = () => {
+          if (!res.destroyed) res.write(Buffer.alloc(64 * 1024, 98), () => setImmediate(more));
+        };
+        more();
+      },
+      async (url) => {
+        const result = await postWebhook(url, {}, '{}', { ...on, timeoutMs: 5000 });
+        expect(result).toMatchObject({ kind: 'answered', status: 500 });
+        expect(result.kind === 'answered' && result.excerpt.length).toBe(RESPONSE_EXCERPT_BYTES);
+        for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+        expect(closed).toBe(true);
+      },
+    );
+  });
+
+  it('says when the receiver closed the connection without answering', async () => {
+    await withServer(
+      (req) => req.socket.destroy(),
+      async (url) => {
+        const result = await postWebhook(url, {}, '{}', on);
+        expect(result.kind).toBe('network');
+        expect(result.kind === 'network' && result.error.message).toMatch(
+          /^the receiver closed the connection before it answered/,
+        );
+      },
+    );
+  });
+
+  it('gives up at its deadline, whatever the receiver does', async () => {
+    await withServer(
+      () => {},
+      async (url) => {
+        const result = await postWebhook(url, {}, '{}', { ...on, timeoutMs: 300 });
+        expect(result).toMatchObject({
+          kind: 'network',
+          error: { name: 'TimeoutError', message: 'no answer within 0.3 s' },
+        });
+        expect(result.durationMs).toBeGreaterThanOrEqual(290);
+      },
+    );
   });
 });

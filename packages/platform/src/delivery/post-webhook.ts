@@ -3,11 +3,11 @@
  * 16 KiB of the answer, and give up at the deadline. The egress guard refuses destinations that
  * are, or resolve to, loopback, private, link-local, unique-local, multicast or metadata addresses,
  * and the connection goes to the address that was checked (the lookup is the guard), so a DNS
- * answer cannot change between the check and the connection.
+ * answer cannot change between the check and the connection. The POST goes through undici's
+ * dispatcher with a handler of its own (decision 063): no stream or abort signal per attempt.
  */
-import http from 'node:http';
-import https from 'node:https';
 import { isIP } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
 import { EgressRefused, guardedLookup, isInternalAddress } from '../hosts/egress.js';
 
 export const RESPONSE_EXCERPT_BYTES = 16 * 1024;
@@ -35,16 +35,30 @@ export type PostResult =
   | { kind: 'refused'; reason: string; durationMs: number };
 
 /**
- * Connections kept alive between attempts. An idle one is closed after 30 s, or a second before the
- * receiver said it would close it (`Keep-Alive: timeout=N`; Node honours that hint only when the
- * agent has a timeout of its own): reusing a connection the receiver is closing at that moment
- * fails the attempt with ECONNRESET. The attempt's own deadline is `timeoutMs`, not this.
+ * Connections kept alive between attempts (undici's connection pools, one per origin, decision 063).
+ * An idle one is closed after 30 s, or a second before the receiver said it would close it
+ * (`Keep-Alive: timeout=N`): reusing a connection the receiver is closing at that moment fails the
+ * attempt with a reset. The attempt's own deadline is `timeoutMs`, not this: undici's own header
+ * and body timers are off. One dispatcher per egress setting, as the lookup is its guard.
  */
 const IDLE_CONNECTION_MS = 30_000;
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_CONNECTION_MS }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_CONNECTION_MS }),
-};
+const dispatchers = new Map<boolean, Agent>();
+function dispatcherFor(allowPrivateNetwork: boolean): Agent {
+  let agent = dispatchers.get(allowPrivateNetwork);
+  if (agent === undefined) {
+    agent = new Agent({
+      connections: 64,
+      keepAliveTimeout: IDLE_CONNECTION_MS,
+      keepAliveMaxTimeout: IDLE_CONNECTION_MS,
+      keepAliveTimeoutThreshold: 1000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: { lookup: guardedLookup(allowPrivateNetwork) },
+    });
+    dispatchers.set(allowPrivateNetwork, agent);
+  }
+  return agent;
+}
 
 /** Why `url` may not be delivered to, before any connection; undefined when it may. */
 export function destinationProblem(url: string, allowPrivateNetwork: boolean): string | undefined {
@@ -78,67 +92,91 @@ export function postWebhook(
   const problem = destinationProblem(url, options.allowPrivateNetwork);
   if (problem !== undefined) return Promise.resolve({ kind: 'refused', reason: problem, durationMs: 0 });
   const target = new URL(url);
-  const client = target.protocol === 'https:' ? https : http;
-  const bytes = Buffer.from(body, 'utf8');
-
   return new Promise<PostResult>((resolve) => {
     let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let status: number | undefined;
+    let answerHeaders: Record<string, string | string[] | undefined> = {};
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let readBytes = 0;
     const finish = (result: PostResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       resolve(result);
     };
-    const request = client.request(
-      target,
+    const answered = (statusCode: number) => {
+      const header = (name: string) => {
+        const value = answerHeaders[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      finish({
+        kind: 'answered',
+        status: statusCode,
+        excerpt: Buffer.concat(kept).toString('utf8'),
+        durationMs: elapsed(),
+        retryAfter: header('retry-after'),
+        location: redirectTarget(target, statusCode, header('location')),
+      });
+    };
+    const deadline = setTimeout(() => {
+      const error = new Error(`no answer within ${options.timeoutMs / 1000} s`);
+      error.name = 'TimeoutError';
+      finish({ kind: 'network', error, durationMs: elapsed() });
+      controller?.abort(error);
+    }, options.timeoutMs);
+    dispatcherFor(options.allowPrivateNetwork).dispatch(
       {
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
         method: 'POST',
-        headers: {
-          ...headers,
-          ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
-          'content-length': String(bytes.length),
-        },
-        agent: target.protocol === 'https:' ? agents.https : agents.http,
-        lookup: guardedLookup(options.allowPrivateNetwork),
+        headers: options.traceparent === undefined ? headers : { ...headers, traceparent: options.traceparent },
+        body: Buffer.from(body, 'utf8'),
       },
-      (response) => {
-        const kept: Buffer[] = [];
-        let keptBytes = 0;
-        let readBytes = 0;
-        response.on('data', (chunk: Buffer) => {
+      {
+        onRequestStart(started) {
+          controller = started;
+          // (The deadline passed while it connected.)
+          if (settled) started.abort(new Error('the attempt had ended'));
+        },
+        onResponseStart(_controller, statusCode, responseHeaders) {
+          status = statusCode;
+          answerHeaders = responseHeaders;
+        },
+        onResponseData(reading, chunk) {
           readBytes += chunk.length;
           if (keptBytes < RESPONSE_EXCERPT_BYTES) {
             kept.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes));
             keptBytes += Math.min(chunk.length, RESPONSE_EXCERPT_BYTES - keptBytes);
           }
-          if (readBytes > RESPONSE_READ_LIMIT) response.destroy();
-        });
-        const done = () =>
-          finish({
-            kind: 'answered',
-            status: response.statusCode ?? 0,
-            excerpt: Buffer.concat(kept).toString('utf8'),
-            durationMs: elapsed(),
-            retryAfter: response.headers['retry-after'],
-            location: redirectTarget(target, response.statusCode ?? 0, response.headers.location),
-          });
-        response.on('end', done);
-        response.on('close', done);
-        response.on('error', done);
+          // The rest is dropped with the connection: the answer (its status) is in.
+          if (readBytes > RESPONSE_READ_LIMIT && status !== undefined) {
+            answered(status);
+            reading.abort(new Error('the answer was longer than 1 MiB'));
+          }
+        },
+        onResponseEnd() {
+          answered(status ?? 0);
+        },
+        onResponseError(_controller, error) {
+          // An answer cut short still answered.
+          if (status !== undefined) return answered(status);
+          if (error instanceof EgressRefused || error.cause instanceof EgressRefused) {
+            const refused = error instanceof EgressRefused ? error : (error.cause as EgressRefused);
+            return finish({ kind: 'refused', reason: refused.message, durationMs: elapsed() });
+          }
+          finish({ kind: 'network', error: networkError(error), durationMs: elapsed() });
+        },
       },
     );
-    const deadline = setTimeout(() => {
-      const error = new Error(`no answer within ${options.timeoutMs / 1000} s`);
-      error.name = 'TimeoutError';
-      request.destroy(error);
-      finish({ kind: 'network', error, durationMs: elapsed() });
-    }, options.timeoutMs);
-    request.on('error', (error) => {
-      if (error instanceof EgressRefused) finish({ kind: 'refused', reason: error.message, durationMs: elapsed() });
-      else finish({ kind: 'network', error, durationMs: elapsed() });
-    });
-    request.end(bytes);
   });
+}
+
+/** undici's error, said as the receiver's doing where it was (its own words say "other side closed"). */
+function networkError(error: Error): Error {
+  if ((error as { code?: string }).code !== 'UND_ERR_SOCKET') return error;
+  return new Error(`the receiver closed the connection before it answered (${error.message})`);
 }
 
 /** Where a 3xx answer pointed, as an absolute URL (the header as sent when it is not a URL). */
