@@ -468,7 +468,7 @@ What a team would build instead of Portico, measured beside it in this run with 
 \`node:http\` ingest route (\`scripts/bench-peer-server.mjs\`: bearer token, JSON body, the event
 validated, one delivery job enqueued per event; one event per request, and a batch route taking up to
 1,000) and, in the same process, a worker that signs each delivery with \`@portico/webhooks\` and POSTs
-it with the engine's HTTP client to the same verifying receiver, ${PEER_SETTINGS.concurrency} at a time (the engine's default cap
+it over kept-alive \`node:http\` connections (\`scripts/bench-queue-worker.mjs\`; Portico's engine posts with undici, decision 063) to the same verifying receiver, ${PEER_SETTINGS.concurrency} at a time (the engine's default cap
 per destination; for this one URL Portico's cap per endpoint, 8, is the lower), 4 attempts with backoff: BullMQ on the machine's Redis, BullMQ again on a Redis
 started for the run that syncs its append-only file before it answers (\`appendfsync always\`: an
 acknowledged event is on disk, Portico's guarantee), and graphile-worker on PostgreSQL (a
