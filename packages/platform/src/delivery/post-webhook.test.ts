@@ -80,13 +80,23 @@ describe('the egress guard of deliveries', () => {
  * Runs `use` with the URL of a receiver that keeps an idle connection 2 s (and says so:
  * `Keep-Alive: timeout=2`) and answers with `handle`; closes it after.
  */
-async function withReceiver(handle: RequestListener, use: (post: () => Promise<PostResult>) => Promise<void>) {
+function withReceiver(handle: RequestListener, use: (post: () => Promise<PostResult>) => Promise<void>) {
+  return withServer(handle, (url) => use(() => postWebhook(url, { 'content-type': 'application/json' }, '{}', on)), {
+    keepAliveTimeout: 2000,
+  });
+}
+
+/** Runs `use` with the URL of a receiver that handles each request with `handle`; closes it after. */
+async function withServer(
+  handle: RequestListener,
+  use: (url: string) => Promise<void>,
+  settings: { keepAliveTimeout?: number } = {},
+) {
   const receiver = createServer(handle);
-  receiver.keepAliveTimeout = 2000;
+  if (settings.keepAliveTimeout !== undefined) receiver.keepAliveTimeout = settings.keepAliveTimeout;
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   try {
-    await use(() => postWebhook(url, { 'content-type': 'application/json' }, '{}', on));
+    await use(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook?x=1`);
   } finally {
     receiver.closeAllConnections();
     await new Promise<void>((r) => receiver.close(() => r()));
@@ -176,18 +186,6 @@ describe('traceparent', () => {
   });
 });
 
-/** Runs `use` with the URL of a receiver that handles each request with `handle`; closes it after. */
-async function withServer(handle: RequestListener, use: (url: string) => Promise<void>) {
-  const receiver = createServer(handle);
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  try {
-    await use(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook?x=1`);
-  } finally {
-    receiver.closeAllConnections();
-    await new Promise<void>((r) => receiver.close(() => r()));
-  }
-}
-
 describe('an attempt', () => {
   it('posts the exact body with its headers, to the path and query of the URL', async () => {
     const seen: { method?: string; url?: string; headers?: Record<string, unknown>; body?: string }[] = [];
@@ -226,10 +224,7 @@ describe('an attempt', () => {
 
   it('keeps the first 16 KiB of a long answer, and closes the connection of one past 1 MiB', async () => {
     await withServer(
-      (req, res) => {
-        const size = req.url?.startsWith('/hook') ? 40 * 1024 : 0;
-        res.end('a'.repeat(size));
-      },
+      (_req, res) => res.end('a'.repeat(40 * 1024)),
       async (url) => {
         const result = await postWebhook(url, {}, '{}', on);
         expect(result).toMatchObject({ kind: 'answered', status: 200 });

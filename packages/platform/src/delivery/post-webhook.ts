@@ -162,10 +162,9 @@ export function postWebhook(
         onResponseError(_controller, error) {
           // An answer cut short still answered.
           if (status !== undefined) return answered(status);
-          if (error instanceof EgressRefused || error.cause instanceof EgressRefused) {
-            const refused = error instanceof EgressRefused ? error : (error.cause as EgressRefused);
-            return finish({ kind: 'refused', reason: refused.message, durationMs: elapsed() });
-          }
+          // (undici passes the lookup's own error on.)
+          if (error instanceof EgressRefused)
+            return finish({ kind: 'refused', reason: error.message, durationMs: elapsed() });
           finish({ kind: 'network', error: networkError(error), durationMs: elapsed() });
         },
       },
