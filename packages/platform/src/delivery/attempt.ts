@@ -11,7 +11,7 @@ import { LeaseLost } from '../errors/lease-lost.js';
 import type { DeliveryRow } from '../storage/repositories/delivery-queue.js';
 import * as queue from '../storage/repositories/delivery-queue.js';
 import type { ServiceContext } from '../types.js';
-import { NO_HEALTH_CHANGE, recordAttempt, writesHealth } from './endpoints.js';
+import { attemptEnded, NO_HEALTH_CHANGE, recordAttempt, successWritten } from './endpoints.js';
 import { answerError, type PostResult, postWebhook } from './post-webhook.js';
 import { signatureHeaders, webhookIdOf } from './signature-headers.js';
 import { validSecrets } from './signing-secrets.js';
@@ -117,7 +117,7 @@ export async function attemptDelivery(
   // then runs without a transaction (group-commit.ts), in one statement with the results of the
   // attempts that end together (delivery-queue.ts, `writeAttempt`), and its commit does not wait
   // for the WAL's flush (database.ts, `engineDb`).
-  const standalone = !writesHealth(row.endpoint_id, outcome === 'delivered', finished);
+  const standalone = !attemptEnded(row.endpoint_id, outcome === 'delivered', finished);
   const written = await ctx.write(
     async (trx) => {
       const health =
@@ -177,6 +177,7 @@ export async function attemptDelivery(
     { standalone, engine: true },
   );
   const { health } = written;
+  if (!standalone && outcome === 'delivered' && row.endpoint_id !== null) successWritten(row.endpoint_id, finished);
   if (health.disabledNow) settings.logger?.warn({ endpoint: row.endpoint_id, url: row.url }, 'endpoint disabled');
   // Early warnings (alerts/operator-alerts.ts): failures in a row, and an endpoint answering again.
   if (row.endpoint_id !== null && health.failures !== undefined) {

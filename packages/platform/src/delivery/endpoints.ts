@@ -130,8 +130,12 @@ export function newEndpoint(
   };
 }
 
-/** When this node last wrote a success per endpoint; a failure (here) clears it, so the next success is written at once. */
-const successWritten = new Map<string, number>();
+/**
+ * What this node knows of each endpoint's health (decision 013: a healthy endpoint's row is
+ * written at most every few seconds): when the newest success it wrote ended, counted once its
+ * write committed, and when the newest failure it saw ended, counted as the attempt ends.
+ */
+const known = new Map<string, { written: number; failed: number }>();
 const SUCCESS_WRITE_INTERVAL_MS = 5000;
 
 export interface AttemptHealth {
@@ -143,7 +147,8 @@ export interface AttemptHealth {
   endedByDisabling: string[];
   /**
    * Written: after a failure, the failures in a row now; after a success, those before it (the
-   * early-warning alerts read them). Undefined when the health was not written.
+   * early-warning alerts read them). Undefined when the health was not written, or when a success
+   * ended no streak (a failure that ended after it was written first).
    */
   failures?: number | undefined;
 }
@@ -152,17 +157,39 @@ export interface AttemptHealth {
 export const NO_HEALTH_CHANGE: AttemptHealth = { disabledReason: undefined, disabledNow: false, endedByDisabling: [] };
 
 /**
- * Whether `recordAttempt` would write for this outcome (a failure, or a success when the last one
- * written is older than the interval); when not, an attempt's result is one statement on PostgreSQL.
+ * Tells this node an attempt to the endpoint ended; answers whether its result writes the
+ * endpoint's health (`recordAttempt`). A failure always does. A success does not when a success
+ * that ended within the interval was written, and no failure this node saw ended after it: the
+ * row says healthy already (the updates commute, storage/repositories/endpoints.ts), and the
+ * attempt's result is then one statement on PostgreSQL.
  */
-export function writesHealth(endpointId: string | null, ok: boolean, at: number): boolean {
+export function attemptEnded(endpointId: string | null, ok: boolean, at: number): boolean {
   if (endpointId === null) return false;
-  return !ok || (successWritten.get(endpointId) ?? Number.NEGATIVE_INFINITY) <= at - SUCCESS_WRITE_INTERVAL_MS;
+  const seen = known.get(endpointId);
+  if (!ok) {
+    if (seen) seen.failed = Math.max(seen.failed, at);
+    else remember(endpointId, { written: Number.NEGATIVE_INFINITY, failed: at });
+    return true;
+  }
+  return seen === undefined || seen.failed > seen.written || seen.written <= at - SUCCESS_WRITE_INTERVAL_MS;
+}
+
+/** Tells this node a success's health write committed (not before: a write may run twice, or roll back). */
+export function successWritten(endpointId: string, at: number): void {
+  const seen = known.get(endpointId);
+  if (seen) seen.written = Math.max(seen.written, at);
+  else remember(endpointId, { written: at, failed: Number.NEGATIVE_INFINITY });
+}
+
+function remember(endpointId: string, health: { written: number; failed: number }): void {
+  if (known.size >= 100_000) known.clear();
+  known.set(endpointId, health);
 }
 
 /**
- * Records an attempt's outcome on its endpoint, inside the attempt's transaction; disables the
- * endpoint when it has failed every attempt for `disableAfterMs`, and fails what it is still owed.
+ * Records an attempt's outcome on its endpoint, inside the attempt's transaction (when
+ * `attemptEnded` answered that it is written); disables the endpoint when it has failed every
+ * attempt for `disableAfterMs`, and fails what it is still owed.
  */
 export async function recordAttempt(
   trx: Transaction<Database>,
@@ -171,21 +198,16 @@ export async function recordAttempt(
   disableAfterMs: number,
 ): Promise<AttemptHealth> {
   if (outcome.ok) {
-    // A healthy endpoint's row is written at most every few seconds (every attempt to it would
-    // otherwise queue on that one row): `last_success_at` is that fresh.
-    if (!writesHealth(endpointId, true, outcome.at)) return NO_HEALTH_CHANGE;
-    if (successWritten.size >= 100_000) successWritten.clear();
-    successWritten.set(endpointId, outcome.at);
     const before = await endpoints.failuresOf(trx, endpointId);
     const row = await endpoints.recordSuccess(trx, endpointId, outcome.at);
     return {
       disabledReason: row?.disabled_reason ?? undefined,
       disabledNow: false,
       endedByDisabling: [],
-      failures: before,
+      // (A failure that ended after this success was written first: no streak ended.)
+      failures: row?.consecutive_failures === 0 ? before : undefined,
     };
   }
-  successWritten.delete(endpointId);
   const row = await endpoints.recordFailure(trx, endpointId, outcome.at, outcome.error.slice(0, 500));
   if (!row) return NO_HEALTH_CHANGE;
   const failures = row.consecutive_failures;

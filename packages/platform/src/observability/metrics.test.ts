@@ -99,9 +99,10 @@ describe.each(backends)('metrics on $name', (backend) => {
     });
     expect(grew(before, after, 'portico_events_ingested_total', { type: 'space_content_updated' })).toBe(1);
     expect(grew(before, after, 'portico_delivery_attempts_total', { class: '4xx' })).toBe(1);
-    // Its endpoint is new, and failing (an earlier one may be failing too: on PostgreSQL a success
-    // within 5 s of a failure does not write the endpoint's health, decision 013).
-    expect(grew(before, after, 'portico_endpoints', { state: 'failing' })).toBe(1);
+    // The configuration's subscription moved to the refusing URL (starting healthy): it is failing,
+    // and no endpoint else.
+    expect(after.value('portico_endpoints', { state: 'failing' })).toBe(1);
+    expect(after.value('portico_endpoints', { state: 'healthy' })).toBe(0);
   });
 
   it('reads what is owed on scrape: deliveries waiting while no engine works them, none once it does', async () => {

@@ -55,32 +55,51 @@ export async function insertEndpoint(db: Kysely<Database>, row: Insertable<Datab
     .execute();
 }
 
-/** A success: the failures are forgotten. Answers the endpoint's disabled reason (none when enabled). */
+/*
+ * The two health updates commute: whichever of a success and a failure ended last, by the time
+ * each attempt ended, decides the health, in whatever order their transactions commit (they may
+ * commit side by side on PostgreSQL, or on two nodes). A success counts unless a later failure
+ * was already written, a failure unless a later success was; on a tie the success counts. (In an
+ * UPDATE every expression reads the row as it was before it.)
+ */
+
+/**
+ * A success: the failures are forgotten, unless one ended after it. Answers the endpoint's
+ * disabled reason (none when enabled).
+ */
 export async function recordSuccess(trx: Transaction<Database>, endpointId: string, at: number) {
+  const current = sql<boolean>`(last_failure_at is null or last_failure_at <= ${at})`;
   return trx
     .updateTable('endpoints')
     .set({
-      consecutive_failures: 0,
-      failing_since: null,
-      last_success_at: at,
+      consecutive_failures: sql<number>`case when ${current} then 0 else consecutive_failures end`,
+      failing_since: sql<number | null>`case when ${current} then null else failing_since end`,
+      last_success_at: sql<number>`case when last_success_at is null or last_success_at < ${at} then ${at} else last_success_at end`,
       updated_at: at,
     })
     .where('id', '=', endpointId)
-    .returning(['disabled_reason'])
+    .returning(['disabled_reason', 'consecutive_failures'])
     .executeTakeFirst();
 }
 
-/** A failure: counted, and when the failing began remembered. */
+/**
+ * A failure: counted, and when the failing began remembered, unless a success ended after it
+ * (then it is only the newest failure, if it is).
+ */
 export function recordFailure(trx: Transaction<Database>, endpointId: string, at: number, error: string) {
+  const current = sql<boolean>`(last_success_at is null or last_success_at < ${at})`;
+  const newest = sql<boolean>`(last_failure_at is null or last_failure_at < ${at})`;
   return trx
     .updateTable('endpoints')
-    .set((eb) => ({
-      consecutive_failures: eb('consecutive_failures', '+', 1),
-      failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
-      last_failure_at: at,
-      last_error: error,
+    .set({
+      consecutive_failures: sql<number>`case when ${current} then consecutive_failures + 1 else consecutive_failures end`,
+      failing_since: sql<
+        number | null
+      >`case when ${current} then coalesce(failing_since, ${at}) else failing_since end`,
+      last_failure_at: sql<number>`case when ${newest} then ${at} else last_failure_at end`,
+      last_error: sql<string>`case when ${newest} then ${error} else last_error end`,
       updated_at: at,
-    }))
+    })
     .where('id', '=', endpointId)
     .returning(['url', 'failing_since', 'consecutive_failures', 'disabled_at', 'disabled_reason'])
     .executeTakeFirst();
